@@ -1,0 +1,54 @@
+// The executor runs one graph partition on one device by dataflow: each node keeps a count of
+// pending inputs, nodes whose count reaches zero are ready, cheap kernels run inline on the
+// scheduling thread and expensive ones on the inter-op pool. A tensor is released when its last
+// consumer has run. The first error stops the step (remaining nodes are not started) and is
+// returned with the failing node's name and op.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "tensorflux/core/status.h"
+#include "tensorflux/core/threadpool.h"
+#include "tensorflux/framework/call_frame.h"
+#include "tensorflux/framework/cancellation.h"
+#include "tensorflux/framework/device_base.h"
+#include "tensorflux/graph/graph.h"
+#include "tensorflux/config.pb.h"
+
+namespace tensorflux {
+
+class Rendezvous;
+
+struct ExecutorParams {
+  DeviceBase* device = nullptr;  // required
+};
+
+class Executor {
+ public:
+  struct Args {
+    int64_t step_id = 0;
+    CallFrameInterface* call_frame = nullptr;  // feeds (_Arg) and fetches (_Retval)
+    CancellationManager* cancellation_manager = nullptr;  // optional
+    Rendezvous* rendezvous = nullptr;                      // optional
+    ThreadPool* inter_op_pool = nullptr;  // nullptr: run everything on the calling thread
+    StepStats* step_stats = nullptr;      // when non-null, one NodeExecStats per node run
+  };
+  using DoneCallback = std::function<void(const Status&)>;
+
+  // Builds one kernel per node (errors name the node: unknown kernel, bad attrs) and the flat
+  // node array. The graph must be acyclic. The executor keeps `graph` alive.
+  static StatusOr<std::unique_ptr<Executor>> Create(const ExecutorParams& params,
+                                                    std::unique_ptr<const Graph> graph);
+  virtual ~Executor() = default;
+
+  // Runs one step; `done` is called exactly once, from any thread. Thread-safe: several steps
+  // may run at once.
+  virtual void RunAsync(const Args& args, DoneCallback done) = 0;
+  // Blocking form.
+  Status Run(const Args& args);
+
+  virtual const Graph& graph() const = 0;
+};
+
+}  // namespace tensorflux
