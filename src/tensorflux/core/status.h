@@ -18,11 +18,22 @@ using StatusOr = absl::StatusOr<T>;
 inline Status OkStatus() { return absl::OkStatus(); }
 
 namespace errors {
+namespace internal {
+// Debian's Abseil has its own absl::string_view (not std::string_view), which StrCat does not
+// accept from std::string_view; these let the error helpers take either.
+template <typename T>
+const T& PrepareForStrCat(const T& t) {
+  return t;
+}
+inline absl::string_view PrepareForStrCat(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
+}  // namespace internal
 
-#define TX_DEFINE_ERROR(Name, absl_fn)                         \
-  template <typename... Args>                                  \
-  Status Name(const Args&... args) {                           \
-    return absl::absl_fn(absl::StrCat(args...));               \
+#define TX_DEFINE_ERROR(Name, absl_fn)                                          \
+  template <typename... Args>                                                   \
+  Status Name(const Args&... args) {                                            \
+    return absl::absl_fn(absl::StrCat(internal::PrepareForStrCat(args)...));   \
   }
 TX_DEFINE_ERROR(InvalidArgument, InvalidArgumentError)
 TX_DEFINE_ERROR(NotFound, NotFoundError)

@@ -22,7 +22,8 @@ class CancellationManager {
   Token NewToken() { return next_token_.fetch_add(1); }
   // False (callback not registered) when already cancelled: the caller must then act as cancelled.
   bool RegisterCallback(Token token, Callback cb);
-  // False when the callback already ran or is running.
+  // False when the callback already ran or is running; then waits until StartCancel has run all
+  // callbacks (so a callback must not deregister itself).
   bool DeregisterCallback(Token token);
 
  private:
@@ -30,6 +31,7 @@ class CancellationManager {
   std::atomic<Token> next_token_{0};
   absl::Mutex mu_;
   absl::flat_hash_map<Token, Callback> callbacks_;
+  bool callbacks_done_ = false;  // StartCancel has finished running the callbacks
 };
 
 }  // namespace tensorflux
