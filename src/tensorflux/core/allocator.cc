@@ -5,7 +5,9 @@
 // A freed block goes on its class's free list unless that would push the cache above its cap
 // (env TX_CPU_ALLOCATOR_CACHE_MB, default 1024 MiB), in which case it is returned to the system.
 // A zero-byte request is served as a 64-byte block: it returns a valid, unique pointer that must
-// be passed to DeallocateRaw(ptr, 0).
+// be passed to DeallocateRaw(ptr, 0). Alignments below 64 are raised to 64; an alignment that is
+// not a power of two or exceeds 4096 gets nullptr. Blocks with more than 64-byte alignment share
+// the free lists: a cached block is reused for such a request only if its address fits.
 #include "tensorflux/core/allocator.h"
 
 #include <bit>

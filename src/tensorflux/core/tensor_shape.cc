@@ -1,5 +1,9 @@
 #include "tensorflux/core/tensor_shape.h"
 
+// GCC 12 reports a false "may be used uninitialized" when an empty absl::InlinedVector is moved
+// into a StatusOr (returning PartialTensorShape() from FromProto).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include "absl/strings/str_join.h"
 
 namespace tensorflux {

@@ -1,0 +1,118 @@
+#include "tensorflux/core/threadpool.h"
+
+#include <atomic>
+#include <set>
+#include <vector>
+
+#include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/mutex.h"
+#include "gtest/gtest.h"
+
+namespace tensorflux {
+namespace {
+
+TEST(ThreadPoolTest, ScheduleRunsEverything) {
+  std::atomic<int> sum{0};
+  {
+    ThreadPool pool("test", 3);
+    EXPECT_EQ(pool.NumThreads(), 3);
+    for (int i = 1; i <= 100; ++i) pool.Schedule([&sum, i] { sum += i; });
+  }  // destructor drains the queue
+  EXPECT_EQ(sum.load(), 5050);
+}
+
+TEST(ThreadPoolTest, CurrentThreadId) {
+  ThreadPool pool("ids", 2);
+  EXPECT_EQ(pool.CurrentThreadId(), -1);
+  absl::Mutex mu;
+  std::set<int> ids;
+  absl::BlockingCounter done(20);
+  for (int i = 0; i < 20; ++i) {
+    pool.Schedule([&] {
+      {
+        absl::MutexLock l(&mu);
+        ids.insert(pool.CurrentThreadId());
+      }
+      done.DecrementCount();
+    });
+  }
+  done.Wait();
+  for (int id : ids) {
+    EXPECT_GE(id, 0);
+    EXPECT_LT(id, 2);
+  }
+}
+
+TEST(ThreadPoolTest, DefaultNumThreadsAtLeastOne) { EXPECT_GE(ThreadPool::DefaultNumThreads(), 1); }
+
+void ExpectCoversOnce(ThreadPool& pool, int64_t total, int64_t cost) {
+  std::vector<std::atomic<int>> hits(static_cast<size_t>(total));
+  std::atomic<int> calls{0};
+  pool.ParallelFor(total, cost, [&](int64_t b, int64_t e) {
+    ASSERT_LE(0, b);
+    ASSERT_LT(b, e);
+    ASSERT_LE(e, total);
+    ++calls;
+    for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
+  });
+  for (int64_t i = 0; i < total; ++i) ASSERT_EQ(hits[i].load(), 1) << "index " << i;
+  EXPECT_LE(calls.load(), 4 * pool.NumThreads() + 4);
+}
+
+TEST(ThreadPoolTest, ParallelForCoversEveryIndexOnce) {
+  ThreadPool pool("pf", 4);
+  for (int64_t total : {1, 2, 3, 7, 64, 1000, 100003}) {
+    for (int64_t cost : {1, 100, 100000}) ExpectCoversOnce(pool, total, cost);
+  }
+  pool.ParallelFor(0, 1000, [](int64_t, int64_t) { FAIL() << "empty range must not call"; });
+}
+
+TEST(ThreadPoolTest, CheapWorkRunsInline) {
+  ThreadPool pool("inline", 4);
+  int calls = 0;  // not atomic: inline means the caller thread only
+  pool.ParallelFor(100, 1, [&](int64_t b, int64_t e) {
+    ++calls;
+    EXPECT_EQ(b, 0);
+    EXPECT_EQ(e, 100);
+    EXPECT_EQ(pool.CurrentThreadId(), -1);
+  });
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ThreadPoolTest, SingleThreadPoolRunsInline) {
+  ThreadPool pool("one", 1);
+  int calls = 0;
+  pool.ParallelFor(1 << 20, 1000, [&](int64_t b, int64_t e) {
+    ++calls;
+    EXPECT_EQ(e - b, 1 << 20);
+  });
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ThreadPoolTest, ParallelForUnderContention) {
+  // Several threads call ParallelFor on the same pool at once, including from inside pool tasks
+  // (nested), while the pool is busy; every index is still covered exactly once and nothing
+  // deadlocks.
+  ThreadPool pool("contended", 2);
+  constexpr int kCallers = 6;
+  constexpr int64_t kTotal = 5000;
+  std::vector<std::vector<std::atomic<int>>> hits(kCallers);
+  for (auto& h : hits) h = std::vector<std::atomic<int>>(kTotal);
+  absl::BlockingCounter done(kCallers);
+  for (int c = 0; c < kCallers; ++c) {
+    pool.Schedule([&, c] {
+      pool.ParallelFor(kTotal, 5000, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[c][i].fetch_add(1);
+      });
+      done.DecrementCount();
+    });
+  }
+  // And the test thread too.
+  ExpectCoversOnce(pool, 20000, 1000);
+  done.Wait();
+  for (int c = 0; c < kCallers; ++c)
+    for (int64_t i = 0; i < kTotal; ++i) ASSERT_EQ(hits[c][i].load(), 1);
+}
+
+}  // namespace
+}  // namespace tensorflux
