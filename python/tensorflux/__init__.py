@@ -1,0 +1,59 @@
+"""TensorFlux: a dataflow-graph engine with TensorFlow 1.x's graph API.
+
+    import tensorflux as tx
+    x = tx.placeholder(tx.float32, [None, 3], name="x")
+    y = tx.matmul(x, tx.ones([3, 1])) + 2.0
+    with tx.Session() as sess:
+        print(sess.run(y, feed_dict={x: [[1, 2, 3]]}))
+
+Names, arguments and defaults follow tf.compat.v1, so TF 1.x graph code ports by changing the
+import. Graphs run in the C++ engine (_pywrap_tensorflux).
+"""
+
+__version__ = "0.1.0"
+
+# pylint: disable=g-import-not-at-top,wrong-import-position
+from tensorflux.framework import _pywrap  # noqa: F401  (fails early, clearly, without the build)
+
+from tensorflux import errors
+from tensorflux import dtypes
+from tensorflux.framework.dtypes import DType, as_dtype
+from tensorflux.framework.dtypes import (
+    bfloat16, bool, complex64, complex128, double, float16, float32, float64, half, int8, int16,
+    int32, int64, qint8, qint16, qint32, quint8, quint16, resource, string, uint8, uint16, uint32,
+    uint64, variant)  # pylint: disable=redefined-builtin
+from tensorflux.framework.tensor_shape import Dimension, TensorShape
+from tensorflux.framework.ops import (
+    Operation, Tensor, add_to_collection, control_dependencies, convert_to_tensor, device,
+    get_collection, get_collection_ref, get_default_graph, name_scope,
+    register_tensor_conversion_function, reset_default_graph)
+from tensorflux.framework.graph import GRAPH_DEF_VERSION, Graph
+from tensorflux.framework.tensor_util import MakeNdarray, make_ndarray, make_tensor_proto
+from tensorflux.framework.constant_op import constant
+from tensorflux.framework.importer import import_graph_def
+from tensorflux.ops.array_ops import (
+    fill, identity, identity_n, ones, ones_like, placeholder, placeholder_with_default, rank,
+    reshape, shape, size, zeros, zeros_like)
+from tensorflux.ops.math_ops import (
+    add, cast, divide, exp, log, matmul, maximum, minimum, multiply, negative, realdiv, sqrt,
+    square, subtract, to_double, to_float, to_int32, to_int64, truediv)
+from tensorflux.ops.control_flow_ops import group, no_op
+from tensorflux.client.session import (
+    InteractiveSession, Session, get_default_session)
+from tensorflux import math
+from tensorflux import linalg
+from tensorflux import raw_ops
+
+from tensorflux.attr_value_pb2 import AttrValue, NameAttrList
+from tensorflux.config_pb2 import (
+    ConfigProto, GraphOptions, RunMetadata, RunOptions)
+from tensorflux.graph_pb2 import GraphDef
+from tensorflux.node_def_pb2 import NodeDef
+from tensorflux.saved_model_pb2 import MetaGraphDef, SignatureDef, TensorInfo
+from tensorflux.tensor_pb2 import TensorProto
+from tensorflux.tensor_shape_pb2 import TensorShapeProto
+
+OptimizerOptions = GraphOptions.OptimizerOptions
+from tensorflux.framework.tensor_util import constant_value as get_static_value
+
+del _pywrap

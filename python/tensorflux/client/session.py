@@ -1,0 +1,345 @@
+"""tx.Session: runs a tx.Graph in the C++ engine (TF 1.x tf.Session).
+
+The C++ session is extended with the nodes added to the graph since the last run, so ops can be
+added between runs. run() releases the GIL while the step executes: several Python threads can
+run steps on one session at once.
+"""
+
+import collections.abc
+import re
+import threading
+
+import numpy as np
+
+from tensorflux import config_pb2
+from tensorflux import graph_pb2
+from tensorflux.framework import dtypes
+from tensorflux.framework import errors
+from tensorflux.framework import ops
+from tensorflux.framework import _pywrap
+
+_NODE_IN_MESSAGE = re.compile(r"\{\{node ([^}]+)\}\}")
+
+
+class _DefaultSessionStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+
+
+_default_session_stack = _DefaultSessionStack()
+
+
+def get_default_session():
+    """The innermost session of `with sess.as_default():` (or `with sess:`) in this thread."""
+    stack = _default_session_stack.stack
+    return stack[-1] if stack else None
+
+
+def _run_using_default_session(fetch, feed_dict, graph, session):
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                             "registered. Use `with sess.as_default()` or pass an explicit "
+                             "session to `eval(session=sess)`")
+    if session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph "
+                         "is different from the session's graph.")
+    return session.run(fetch, feed_dict)
+
+
+# ------------------------------------------------------------------ fetch structures
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+class _FetchMapper:
+    """Flattens a nested fetch structure into graph elements and rebuilds it from values."""
+
+    def __init__(self, graph, fetches):
+        self._graph = graph
+        self.elements = []  # Tensors and Operations, in leaf order
+        self._structure = self._flatten(fetches)
+
+    def _flatten(self, f):
+        if f is None:
+            raise TypeError("Fetch argument None has invalid type %s" % type(None))
+        if isinstance(f, (ops.Tensor, ops.Operation, str, bytes)):
+            self.elements.append(self._resolve(f))
+            return len(self.elements) - 1
+        if _is_namedtuple(f):
+            return (type(f), [self._flatten(x) for x in f])
+        if isinstance(f, (list, tuple)):
+            return (type(f), [self._flatten(x) for x in f])
+        if isinstance(f, collections.abc.Mapping):
+            return (f, [(k, self._flatten(v)) for k, v in f.items()])
+        raise TypeError("Fetch argument %r has invalid type %s, must be a string or Tensor. (Can "
+                        "not convert a %s into a Tensor or Operation.)"
+                        % (f, type(f), type(f).__name__))
+
+    def _resolve(self, f):
+        try:
+            return self._graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
+        except KeyError as e:
+            raise errors._as_value_error(errors.NotFoundError(
+                None, None, "Fetch argument %r cannot be interpreted as a Tensor. (%s)"
+                % (f, e.args[0] if e.args else e)))
+        except ValueError as e:
+            raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
+                             % (f, e)) from None
+
+    def build(self, values):
+        return self._build(self._structure, values)
+
+    def _build(self, s, values):
+        if isinstance(s, int):
+            return values[s]
+        kind, items = s
+        if isinstance(kind, collections.abc.Mapping):
+            built = [(k, self._build(v, values)) for k, v in items]
+            if isinstance(kind, collections.defaultdict):
+                out = type(kind)(kind.default_factory)
+                out.update(built)
+                return out
+            try:
+                return type(kind)(built)
+            except TypeError:
+                return dict(built)
+        built = [self._build(x, values) for x in items]
+        if issubclass(kind, tuple) and hasattr(kind, "_fields"):
+            return kind(*built)
+        return kind(built)
+
+
+# ------------------------------------------------------------------ feeds
+
+def _feed_value(tensor, value):
+    """`value` as a numpy array of `tensor`'s dtype, refusing lossy kind changes (float to int,
+    string to number) with an InvalidArgumentError (also a TypeError) naming the tensor."""
+    if isinstance(value, (ops.Tensor, ops.Operation)):
+        raise TypeError("The value of a feed cannot be a tx.Tensor object. Acceptable feed values "
+                        "include Python scalars, strings, lists, numpy ndarrays.")
+    dt = tensor.dtype.base_dtype
+
+    def bad(arr_dtype):
+        return errors._as_type_error(errors.InvalidArgumentError(
+            None, tensor.op, "Cannot feed a value of dtype %s to tensor '%s' of dtype %s"
+            % (arr_dtype, tensor.name, dt.name)))
+
+    try:
+        arr = np.asarray(value)
+    except ValueError as e:
+        raise errors._as_type_error(errors.InvalidArgumentError(
+            None, tensor.op, "Cannot convert the value fed to '%s' to an array: %s"
+            % (tensor.name, e)))
+    if dt == dtypes.string:
+        if arr.size and arr.dtype.kind not in "OSU":
+            raise bad(arr.dtype)
+        return arr, dt.as_datatype_enum
+    if arr.dtype.kind in "OSU":
+        raise bad(arr.dtype)
+    if dt == dtypes.bfloat16:
+        if arr.dtype.kind not in "biuf":
+            raise bad(arr.dtype)
+        return arr.astype(np.float32), dt.as_datatype_enum
+    target = np.dtype(dt.as_numpy_dtype)
+    if arr.dtype != target:
+        if not np.can_cast(arr.dtype, target, casting="same_kind"):
+            raise bad(arr.dtype)
+        if arr.dtype.kind in "iu" and target.kind in "iu" and arr.size:
+            info = np.iinfo(target)
+            if int(arr.min()) < info.min or int(arr.max()) > info.max:
+                raise errors._as_type_error(errors.InvalidArgumentError(
+                    None, tensor.op, "Value fed to '%s' is out of range for %s"
+                    % (tensor.name, dt.name)))
+        arr = arr.astype(target)
+    return arr, dt.as_datatype_enum
+
+
+class BaseSession:
+    """Common implementation of Session and InteractiveSession."""
+
+    def __init__(self, target="", graph=None, config=None):
+        self._graph = graph if graph is not None else ops.get_default_graph()
+        if config is not None and not isinstance(config, config_pb2.ConfigProto):
+            raise TypeError("config must be a tx.ConfigProto, but got %s" % type(config))
+        self._config = config
+        self._target = target.decode() if isinstance(target, bytes) else target
+        self._session = _pywrap.Session(self._target,
+                                        (config or config_pb2.ConfigProto()).SerializeToString())
+        self._closed = False
+        self._extend_lock = threading.Lock()
+        self._num_extended = 0
+        self._default_contexts = []
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self):
+        return self._target
+
+    def close(self):
+        """Releases the session; later run() calls raise RuntimeError."""
+        if not self._closed:
+            self._closed = True
+            self._session.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+    def as_default(self):
+        return _SessionDefault(self)
+
+    def _extend_graph(self):
+        with self._extend_lock:
+            op_list = self._graph.get_operations()
+            if len(op_list) <= self._num_extended:
+                return
+            gd = graph_pb2.GraphDef()
+            gd.versions.CopyFrom(self._graph.graph_def_versions)
+            for op in op_list[self._num_extended:]:
+                gd.node.add().CopyFrom(op._node_def)
+            self._session.extend(gd.SerializeToString())
+            self._num_extended = len(op_list)
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops and evaluates the tensors in `fetches` (a Tensor, Operation, name, or a
+        nested list / tuple / namedtuple / dict of them) and returns their values in the same
+        structure: numpy arrays (numpy scalars for 0-d), None for Operations."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        mapper = _FetchMapper(self._graph, fetches)
+        fetch_names, targets, slots = [], [], []
+        index_of = {}
+        for e in mapper.elements:
+            if isinstance(e, ops.Operation):
+                if e.name not in targets:
+                    targets.append(e.name)
+                slots.append(None)
+            else:
+                if e.name not in index_of:
+                    index_of[e.name] = len(fetch_names)
+                    fetch_names.append(e.name)
+                slots.append(index_of[e.name])
+        feeds = []
+        for key, value in (feed_dict or {}).items():
+            tensor = self._feed_tensor(key)
+            arr, dtype_enum = _feed_value(tensor, value)
+            feeds.append((tensor.name, arr, dtype_enum))
+        self._extend_graph()
+        options_bytes = None if options is None else options.SerializeToString()
+        try:
+            arrays, metadata = self._session.run(feeds, fetch_names, targets, options_bytes,
+                                                 run_metadata is not None)
+        except errors.OpError as e:
+            self._attach_node(e)
+            raise
+        if run_metadata is not None and metadata is not None:
+            run_metadata.ParseFromString(metadata)
+        values = [None if s is None else _fetch_value(arrays[s]) for s in slots]
+        return mapper.build(values)
+
+    def _feed_tensor(self, key):
+        if isinstance(key, ops.Tensor):
+            if key.graph is not self._graph:
+                raise ValueError("Cannot feed %s: it is not an element of this session's graph."
+                                 % key.name)
+            return key
+        if isinstance(key, bytes):
+            key = key.decode("utf-8")
+        if isinstance(key, str):
+            name = key if ":" in key else key + ":0"
+            try:
+                return self._graph.as_graph_element(name, allow_tensor=True,
+                                                    allow_operation=False)
+            except KeyError as e:
+                raise errors._as_value_error(errors.NotFoundError(
+                    None, None, "Cannot interpret feed_dict key %r as Tensor: %s"
+                    % (key, e.args[0] if e.args else e)))
+        raise TypeError("Cannot interpret feed_dict key as Tensor: %r" % (key,))
+
+    def _attach_node(self, e):
+        m = _NODE_IN_MESSAGE.search(e.message or "")
+        if m is None or e.op is not None:
+            return
+        try:
+            op = self._graph.get_operation_by_name(m.group(1))
+        except (KeyError, ValueError, TypeError):
+            return
+        e._op = op
+        e._node_def = op.node_def
+
+    def __enter__(self):
+        ctx = self.as_default()
+        ctx.__enter__()
+        self._default_contexts.append(ctx)
+        return self
+
+    def __exit__(self, exc_type, exc_value, tb):
+        ctx = self._default_contexts.pop()
+        ctx.__exit__(exc_type, exc_value, tb)
+        self.close()
+
+
+def _fetch_value(arr):
+    if isinstance(arr, np.ndarray) and arr.ndim == 0:
+        return arr[()]
+    return arr
+
+
+class _SessionDefault:
+    """Makes a session (and its graph) the default in the current thread."""
+
+    def __init__(self, session):
+        self._session = session
+        self._graph_ctx = None
+
+    def __enter__(self):
+        _default_session_stack.stack.append(self._session)
+        self._graph_ctx = self._session.graph.as_default()
+        self._graph_ctx.__enter__()
+        return self._session
+
+    def __exit__(self, exc_type, exc_value, tb):
+        self._graph_ctx.__exit__(exc_type, exc_value, tb)
+        stack = _default_session_stack.stack
+        if stack and stack[-1] is self._session:
+            stack.pop()
+        return False
+
+
+class Session(BaseSession):
+    """A session running a tx.Graph: tx.Session(target='', graph=None, config=None)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+
+
+class InteractiveSession(BaseSession):
+    """A session that makes itself the default session (and its graph the default graph) when
+    created, for interactive use of tensor.eval() and op.run()."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
+
+    def close(self):
+        super().close()
+        ctx, self._default_ctx = getattr(self, "_default_ctx", None), None
+        if ctx is not None:
+            try:
+                ctx.__exit__(None, None, None)
+            except AssertionError:
+                pass

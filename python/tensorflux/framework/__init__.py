@@ -1,0 +1,1 @@
+"""Graph-building core: dtypes, shapes, Tensor / Operation / Graph, op construction, import."""

@@ -1,0 +1,13 @@
+"""The C++ extension (_pywrap_tensorflux), imported once with a clear error when it is missing."""
+
+try:
+    from tensorflux._pywrap_tensorflux import Session  # noqa: F401
+    from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
+    from tensorflux._pywrap_tensorflux import op_list  # noqa: F401
+    from tensorflux._pywrap_tensorflux import tensor_proto_to_ndarray  # noqa: F401
+    from tensorflux._pywrap_tensorflux import tensor_round_trip  # noqa: F401
+    from tensorflux._pywrap_tensorflux import tensor_to_proto  # noqa: F401
+except ImportError as e:  # pragma: no cover - depends on the build
+    raise ImportError(
+        "tensorflux: cannot load the C++ extension _pywrap_tensorflux (%s). Build it with "
+        "`make build` and put build/python on PYTHONPATH." % e) from e

@@ -1,0 +1,63 @@
+// Shared pieces of the _pywrap_tensorflux extension: Status -> Python exception, and numpy <->
+// Tensor conversion.
+//
+// Errors cross into Python as exceptions only at this boundary: C++ code below returns Status and
+// the binding functions call ThrowIfError, whose StatusError the registered translator turns into
+// the tensorflux.errors class for the status code (InvalidArgumentError for INVALID_ARGUMENT, ...).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <exception>
+#include <string>
+
+#include "tensorflux/core/status.h"
+#include "tensorflux/core/tensor.h"
+
+namespace tensorflux::python {
+
+// Carries a non-OK Status out of a binding; translated by RegisterStatusTranslator.
+class StatusError : public std::exception {
+ public:
+  explicit StatusError(Status s) : status_(std::move(s)), what_(status_.ToString()) {}
+  const Status& status() const { return status_; }
+  const char* what() const noexcept override { return what_.c_str(); }
+
+ private:
+  Status status_;
+  std::string what_;
+};
+
+inline void ThrowIfError(const Status& s) {
+  if (!s.ok()) throw StatusError(s);
+}
+template <typename T>
+T ValueOrThrow(StatusOr<T> v) {
+  if (!v.ok()) throw StatusError(v.status());
+  return std::move(*v);
+}
+
+// Installs the translator: a StatusError raises
+// tensorflux.framework.errors.exception_type_from_error_code(code)(None, None, message).
+void RegisterStatusTranslator(pybind11::module_& m);
+
+// Converts a numpy array (or anything np.asarray accepts) to a Tensor, copying the data once.
+// Element types: bool, int8/16/32/64, uint8/16/32/64, float16 (DT_HALF), float32, float64;
+// object / bytes / str arrays become DT_STRING (str is UTF-8 encoded). `want` (DT_INVALID = take
+// the array's type) must equal the array's type, except DT_BFLOAT16, which takes any float array
+// and rounds each value to nearest even. INVALID_ARGUMENT for a type mismatch, an unsupported
+// element type (complex, datetime, ...), or rank > 8. GIL must be held.
+StatusOr<Tensor> TensorFromNumpy(pybind11::handle value, DataType want);
+
+// Converts a Tensor to a numpy array (shape preserved, 0-d arrays stay 0-d). Shares the buffer
+// (no copy) when `t` holds the only reference to it, otherwise copies. DT_STRING becomes an object
+// array of bytes; DT_BFLOAT16 becomes float32 (exact). UNIMPLEMENTED for resource/variant tensors.
+// GIL must be held.
+StatusOr<pybind11::object> TensorToNumpy(const Tensor& t);
+
+void RegisterTensorFunctions(pybind11::module_& m);
+void RegisterOpFunctions(pybind11::module_& m);
+void RegisterSession(pybind11::module_& m);
+
+}  // namespace tensorflux::python

@@ -1,0 +1,12 @@
+// The _pywrap_tensorflux extension module: the C++ engine under the tensorflux Python package.
+#include <pybind11/pybind11.h>
+
+#include "pywrap_common.h"
+
+PYBIND11_MODULE(_pywrap_tensorflux, m) {
+  m.doc() = "C++ core of the tensorflux package: op registry, shape inference, Session, numpy bridge.";
+  tensorflux::python::RegisterStatusTranslator(m);
+  tensorflux::python::RegisterTensorFunctions(m);
+  tensorflux::python::RegisterOpFunctions(m);
+  tensorflux::python::RegisterSession(m);
+}
