@@ -198,6 +198,9 @@ def test_fill_zeros_ones(graph):
     big = tx.zeros([50, 40])  # built with Fill
     assert big.op.type == "Fill" and big.shape.as_list() == [50, 40]
     np.testing.assert_array_equal(run(big), np.zeros((50, 40), np.float32))
+    empty = run([tx.zeros([0, 3]), tx.constant([]), tx.ones([2, 0], tx.int32)])
+    assert [e.shape for e in empty] == [(0, 3), (0,), (2, 0)]
+    assert empty[2].dtype == np.int32
     dims = tx.placeholder(tx.int32, [2])
     dyn = tx.ones(dims)
     np.testing.assert_array_equal(run(dyn, {dims: [1, 3]}), np.ones((1, 3)))

@@ -285,3 +285,43 @@ def test_build_and_run_from_threads(graph):
         for t in threads:
             t.join()
     assert not errors
+
+
+# ------------------------------------------------------------------ dtypes through a session
+
+def test_string_half_bool_uint_feeds(graph):
+    s = tx.placeholder(tx.string, [None], name="s")
+    h = tx.placeholder(tx.float16, [2], name="h")
+    b = tx.placeholder(tx.bool, [2], name="b")
+    u = tx.placeholder(tx.uint64, [1], name="u")
+    with tx.Session() as sess:
+        got = sess.run([tx.identity(s), h * h, tx.identity(b), tx.identity(u)],
+                       {s: ["ab", b"c\x00d"], h: [1.5, -2.0], b: [True, False],
+                        u: np.array([2 ** 63 + 5], np.uint64)})
+    assert list(got[0]) == [b"ab", b"c\x00d"]
+    assert got[1].dtype == np.float16
+    np.testing.assert_array_equal(got[1], [2.25, 4.0])
+    np.testing.assert_array_equal(got[2], [True, False])
+    assert got[3].dtype == np.uint64 and int(got[3][0]) == 2 ** 63 + 5
+
+
+def test_bfloat16_feed_and_fetch(graph):
+    x = tx.placeholder(tx.bfloat16, [3], name="bf")
+    y = tx.identity(x)
+    with tx.Session() as sess:
+        got = sess.run(y, {x: [1.0, 1.00390625, 3.0]})
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, [1.0, 1.0, 3.0])
+
+
+def test_fetched_arrays_do_not_alias_graph_constants(graph):
+    c = tx.constant([1.0, 2.0])
+    with tx.Session() as sess:
+        first = sess.run(c)
+        first[0] = 100.0
+        np.testing.assert_array_equal(sess.run(c), [1.0, 2.0])
+        x = tx.placeholder(tx.float32, [2])
+        fed = np.array([3.0, 4.0], np.float32)
+        out = sess.run(x, {x: fed})
+        out[0] = -1.0
+        assert fed[0] == 3.0

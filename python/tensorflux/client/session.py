@@ -202,6 +202,8 @@ class BaseSession:
         return _SessionDefault(self)
 
     def _extend_graph(self):
+        if self._graph.version <= self._num_extended:
+            return
         with self._extend_lock:
             op_list = self._graph.get_operations()
             if len(op_list) <= self._num_extended:

@@ -29,6 +29,7 @@ class Tensor:
         self._dtype = dtypes.as_dtype(dtype)
         self._shape = tensor_shape.as_shape(shape)
         self._consumers = []
+        self._name = "%s:%d" % (op.name, value_index)
 
     @property
     def op(self):
@@ -48,7 +49,7 @@ class Tensor:
 
     @property
     def name(self):
-        return "%s:%d" % (self._op.name, self._value_index)
+        return self._name
 
     @property
     def device(self):

@@ -176,7 +176,9 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum,
                                    tensor_shape=tensor_shape.TensorShape(dims).as_proto())
     flat = arr.reshape(-1)
-    if arr.size == num_elements:
+    if num_elements == 0 and arr.size <= 1:
+        pass  # an empty tensor: a (broadcast) scalar contributes no values
+    elif arr.size == num_elements:
         if num_elements > 1 and dtype != dtypes.string:
             proto.tensor_content = _content_bytes(flat, dtype)
         else:
