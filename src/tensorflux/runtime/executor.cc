@@ -1,0 +1,638 @@
+// The dataflow executor (runtime/executor.h).
+//
+// Create() turns the graph into a flat array of NodeItems: the kernel, where the node's inputs
+// live in the step's input-slot array, its data out-edges as (dst item, dst slot) pairs grouped by
+// output (the last consumer of an output is marked, so it gets the tensor by move and a kernel may
+// forward that buffer), its control out-edges, and its initial pending count (data + control
+// in-edges). A step then needs only an input-slot array and an atomic pending count per node.
+//
+// Scheduling follows TF's executor: the thread that finishes a node pushes its cheap ready
+// successors onto a thread-local queue and runs them inline; expensive ones go to the inter-op
+// pool, except the last one, which runs inline when nothing cheap is queued (so a chain never
+// leaves its thread). A kernel counts as expensive when it says so (OpKernel::IsExpensive) and
+// its measured cost (a moving average of cycles per Compute) is above about a pool hand-off.
+// Step state (slot and pending arrays) is recycled between steps.
+#include "tensorflux/runtime/executor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <vector>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "absl/container/inlined_vector.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "tensorflux/framework/op_kernel.h"
+
+namespace tensorflux {
+namespace {
+
+inline uint64_t CycleNow() {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
+
+// Kernels not yet measured count as expensive (if they say they are).
+constexpr uint64_t kUnmeasuredCost = ~uint64_t{0} >> 2;
+// Below this many cycles per Compute, running inline beats handing the node to the pool.
+constexpr uint64_t kExpensiveCycles = 20000;
+
+uint32_t CurrentThreadTag() {
+  static std::atomic<uint32_t> next{0};
+  thread_local uint32_t tag = next.fetch_add(1);
+  return tag;
+}
+
+absl::Mutex g_step_stats_mu(absl::kConstInit);
+
+struct OutEdge {
+  int src_output;
+  int dst;   // item index
+  int slot;  // global input slot of the consumer
+  bool last;  // last consumer of src_output: gets the tensor by move
+};
+
+struct NodeItem {
+  const Node* node = nullptr;
+  OpKernel* kernel = nullptr;
+  int input_start = 0;
+  int num_inputs = 0;
+  int num_outputs = 0;
+  int out_start = 0, out_end = 0;    // in ExecutorImpl::out_edges_
+  int ctrl_start = 0, ctrl_end = 0;  // in ExecutorImpl::control_out_
+  bool expensive = true;
+  bool async = false;
+};
+
+using ReadyList = absl::InlinedVector<int, 8>;
+
+// FIFO of item indices run inline by one thread.
+class ReadyQueue {
+ public:
+  bool empty() const { return head_ == v_.size(); }
+  void push(int x) { v_.push_back(x); }
+  int pop() {
+    int x = v_[head_++];
+    if (head_ == v_.size()) {
+      v_.clear();
+      head_ = 0;
+    }
+    return x;
+  }
+
+ private:
+  absl::InlinedVector<int, 16> v_;
+  size_t head_ = 0;
+};
+
+class ExecutorImpl;
+
+// One step's mutable state. Recycled by the executor between steps.
+class Step {
+ public:
+  explicit Step(const ExecutorImpl* impl);
+  void Start(const Executor::Args& args, Executor::DoneCallback done);
+  void RunLoop(ReadyQueue* q);
+  void ScheduleReady(const int* ready, size_t n, ReadyQueue* q);
+
+ private:
+  struct AsyncState {
+    AsyncState(Step* s, int i, const OpKernelContext::Params& p)
+        : step(s), id(i), params(p), ctx(&params) {}
+    Step* step;
+    int id;
+    OpKernelContext::Params params;
+    OpKernelContext ctx;
+    ReadyList ready;
+    NodeExecStats* stats = nullptr;
+    std::atomic<bool> handoff{false};
+  };
+
+  // Runs one node; true when it was the step's last outstanding node.
+  bool ProcessNode(int id, ReadyQueue* q);
+  void FillParams(const NodeItem& item, OpKernelContext::Params* p);
+  // Releases inputs, checks outputs and passes them on; appends newly ready nodes.
+  Status PostCompute(const NodeItem& item, OpKernelContext* ctx, ReadyList* ready);
+  void AsyncDone(AsyncState* as);
+  bool NodeDone(const ReadyList& ready, ReadyQueue* q);
+  void ClearInputs(const NodeItem& item);
+  void Abort(const Status& s);
+  void Finish();
+  NodeExecStats* StartStats(const NodeItem& item);
+  void EndStats(NodeExecStats* st, int64_t op_end_ns);
+
+  const ExecutorImpl* impl_;
+  std::unique_ptr<Tensor[]> inputs_;
+  std::unique_ptr<std::atomic<int>[]> pending_;
+  std::function<void(std::function<void()>)> runner_;
+
+  // Per run.
+  Executor::Args args_;
+  Executor::DoneCallback done_;
+  std::unique_ptr<CancellationManager> own_cm_;
+  CancellationManager* cm_ = nullptr;
+  std::atomic<int64_t> outstanding_{0};
+  std::atomic<bool> aborted_{false};
+  absl::Mutex mu_;
+  Status status_;
+  absl::Mutex stats_mu_;
+  DeviceStepStats dev_stats_;
+};
+
+class ExecutorImpl : public Executor {
+ public:
+  ExecutorImpl(const ExecutorParams& p, std::unique_ptr<const Graph> g)
+      : params_(p), graph_(std::move(g)) {}
+  Status Initialize();
+  void RunAsync(const Args& args, DoneCallback done) override;
+  const Graph& graph() const override { return *graph_; }
+
+  bool IsCheap(int id) const {
+    return !items_[id].expensive || cost_[id].load(std::memory_order_relaxed) < kExpensiveCycles;
+  }
+  void RecordCost(int id, uint64_t cycles) const {
+    uint64_t old = cost_[id].load(std::memory_order_relaxed);
+    uint64_t v = old == kUnmeasuredCost ? cycles : (old * 3 + cycles) / 4;
+    cost_[id].store(v, std::memory_order_relaxed);
+  }
+  void ReleaseStep(Step* s) const {
+    absl::MutexLock l(&free_mu_);
+    free_steps_.emplace_back(s);
+  }
+
+  ExecutorParams params_;
+  std::unique_ptr<const Graph> graph_;
+  std::vector<std::unique_ptr<OpKernel>> kernels_;
+  std::vector<NodeItem> items_;
+  std::vector<OutEdge> out_edges_;
+  std::vector<int> control_out_;
+  std::vector<int> initial_pending_;
+  std::vector<int> roots_;
+  int total_inputs_ = 0;
+  std::unique_ptr<std::atomic<uint64_t>[]> cost_;
+
+  mutable absl::Mutex free_mu_;
+  mutable std::vector<std::unique_ptr<Step>> free_steps_;
+};
+
+// ---------------------------------------------------------------- construction
+
+// The node's NodeDef with its `input` list rebuilt from the graph's edges (Node::def() does not
+// keep inputs in sync). INVALID_ARGUMENT when a data input is unconnected.
+StatusOr<NodeDef> KernelNodeDef(const Node* n) {
+  NodeDef nd = n->def();
+  nd.clear_input();
+  std::vector<std::string> data(n->num_inputs());
+  std::vector<bool> connected(n->num_inputs(), false);
+  std::vector<std::string> control;
+  for (const Edge* e : n->in_edges()) {
+    if (e->IsControlEdge()) {
+      control.push_back(absl::StrCat("^", e->src()->name()));
+      continue;
+    }
+    int i = e->dst_input();
+    if (i < 0 || i >= n->num_inputs() || connected[i]) {
+      return errors::InvalidArgument("{{node ", n->name(), "}} (op ", n->type_string(),
+                                     "): bad data edge into input ", i);
+    }
+    connected[i] = true;
+    data[i] = e->src_output() == 0 ? e->src()->name()
+                                   : absl::StrCat(e->src()->name(), ":", e->src_output());
+  }
+  for (int i = 0; i < n->num_inputs(); ++i) {
+    if (!connected[i]) {
+      return errors::InvalidArgument("{{node ", n->name(), "}} (op ", n->type_string(),
+                                     "): input ", i, " is not connected");
+    }
+    nd.add_input(data[i]);
+  }
+  for (auto& c : control) nd.add_input(c);
+  return nd;
+}
+
+Status ExecutorImpl::Initialize() {
+  if (params_.device == nullptr) return errors::InvalidArgument("Executor needs a device");
+  if (graph_ == nullptr) return errors::InvalidArgument("Executor needs a graph");
+  std::vector<Node*> nodes = graph_->nodes();
+  const int n = static_cast<int>(nodes.size());
+  std::vector<int> index_of(graph_->num_node_ids(), -1);
+  for (int i = 0; i < n; ++i) index_of[nodes[i]->id()] = i;
+
+  items_.resize(n);
+  kernels_.resize(n);
+  initial_pending_.assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const Node* node = nodes[i];
+    NodeItem& it = items_[i];
+    it.node = node;
+    TX_ASSIGN_OR_RETURN(NodeDef nd, KernelNodeDef(node));
+    Status s = CreateOpKernel(params_.device, nd, &kernels_[i]);
+    if (!s.ok()) return errors::AttachNodeContext(s, node->name(), node->type_string());
+    OpKernel* k = kernels_[i].get();
+    if (k->num_inputs() != node->num_inputs() || k->num_outputs() != node->num_outputs()) {
+      return errors::Internal("{{node ", node->name(), "}} (op ", node->type_string(),
+                              "): kernel has ", k->num_inputs(), " inputs and ", k->num_outputs(),
+                              " outputs, node has ", node->num_inputs(), " and ",
+                              node->num_outputs());
+    }
+    it.kernel = k;
+    it.input_start = total_inputs_;
+    it.num_inputs = node->num_inputs();
+    it.num_outputs = node->num_outputs();
+    it.expensive = k->IsExpensive();
+    it.async = k->IsAsync();
+    total_inputs_ += it.num_inputs;
+  }
+  // Out-edges, grouped by output so the last consumer of each output is known.
+  for (int i = 0; i < n; ++i) {
+    const Node* node = nodes[i];
+    NodeItem& it = items_[i];
+    std::vector<OutEdge> data;
+    it.ctrl_start = static_cast<int>(control_out_.size());
+    for (const Edge* e : node->out_edges()) {
+      const int dst = index_of[e->dst()->id()];
+      ++initial_pending_[dst];
+      if (e->IsControlEdge()) {
+        control_out_.push_back(dst);
+      } else {
+        data.push_back({e->src_output(), dst, items_[dst].input_start + e->dst_input(), false});
+      }
+    }
+    it.ctrl_end = static_cast<int>(control_out_.size());
+    std::stable_sort(data.begin(), data.end(),
+                     [](const OutEdge& a, const OutEdge& b) { return a.src_output < b.src_output; });
+    for (size_t k = 0; k < data.size(); ++k) {
+      data[k].last = k + 1 == data.size() || data[k + 1].src_output != data[k].src_output;
+    }
+    it.out_start = static_cast<int>(out_edges_.size());
+    out_edges_.insert(out_edges_.end(), data.begin(), data.end());
+    it.out_end = static_cast<int>(out_edges_.size());
+  }
+  // Cycle check (Kahn's algorithm over the items).
+  std::vector<int> pending = initial_pending_;
+  std::vector<int> stack;
+  for (int i = 0; i < n; ++i) {
+    if (pending[i] == 0) {
+      roots_.push_back(i);
+      stack.push_back(i);
+    }
+  }
+  int visited = 0;
+  auto visit = [&](int dst) {
+    if (--pending[dst] == 0) stack.push_back(dst);
+  };
+  while (!stack.empty()) {
+    int i = stack.back();
+    stack.pop_back();
+    ++visited;
+    for (int e = items_[i].out_start; e < items_[i].out_end; ++e) visit(out_edges_[e].dst);
+    for (int e = items_[i].ctrl_start; e < items_[i].ctrl_end; ++e) visit(control_out_[e]);
+  }
+  if (visited < n) {
+    // Walk back through unfinished inputs from an unfinished node until a node repeats.
+    int cur = 0;
+    while (pending[cur] == 0) ++cur;
+    std::vector<int> seen_at(n, -1);
+    std::vector<int> path;
+    while (seen_at[cur] < 0) {
+      seen_at[cur] = static_cast<int>(path.size());
+      path.push_back(cur);
+      for (const Edge* e : items_[cur].node->in_edges()) {
+        int src = index_of[e->src()->id()];
+        if (pending[src] > 0) {
+          cur = src;
+          break;
+        }
+      }
+    }
+    std::string names;
+    for (size_t k = seen_at[cur]; k < path.size(); ++k) {
+      absl::StrAppend(&names, names.empty() ? "" : ", ", "'", items_[path[k]].node->name(), "'");
+    }
+    return errors::InvalidArgument("Graph has a cycle through nodes ", names);
+  }
+  cost_ = std::make_unique<std::atomic<uint64_t>[]>(n);
+  for (int i = 0; i < n; ++i) cost_[i].store(kUnmeasuredCost, std::memory_order_relaxed);
+  return OkStatus();
+}
+
+// ---------------------------------------------------------------- running
+
+Step::Step(const ExecutorImpl* impl) : impl_(impl) {
+  inputs_ = std::make_unique<Tensor[]>(impl->total_inputs_ + 1);
+  pending_ = std::make_unique<std::atomic<int>[]>(impl->items_.size());
+  runner_ = [this](std::function<void()> fn) {
+    if (args_.inter_op_pool != nullptr) {
+      args_.inter_op_pool->Schedule(std::move(fn));
+    } else {
+      fn();
+    }
+  };
+}
+
+void Step::Start(const Executor::Args& args, Executor::DoneCallback done) {
+  args_ = args;
+  done_ = std::move(done);
+  if (args.cancellation_manager != nullptr) {
+    cm_ = args.cancellation_manager;
+  } else {
+    own_cm_ = std::make_unique<CancellationManager>();
+    cm_ = own_cm_.get();
+  }
+  aborted_.store(false, std::memory_order_relaxed);
+  status_ = OkStatus();
+  dev_stats_.Clear();
+  const size_t n = impl_->items_.size();
+  for (size_t i = 0; i < n; ++i) {
+    pending_[i].store(impl_->initial_pending_[i], std::memory_order_relaxed);
+  }
+  outstanding_.store(static_cast<int64_t>(impl_->roots_.size()), std::memory_order_release);
+  ReadyQueue q;
+  ScheduleReady(impl_->roots_.data(), impl_->roots_.size(), &q);
+  RunLoop(&q);
+}
+
+void Step::ScheduleReady(const int* ready, size_t n, ReadyQueue* q) {
+  ThreadPool* pool = args_.inter_op_pool;
+  if (pool == nullptr) {
+    for (size_t i = 0; i < n; ++i) q->push(ready[i]);
+    return;
+  }
+  auto schedule = [this, pool](int id) {
+    pool->Schedule([this, id] {
+      ReadyQueue local;
+      local.push(id);
+      RunLoop(&local);
+    });
+  };
+  int curr_expensive = -1;
+  for (size_t i = 0; i < n; ++i) {
+    const int id = ready[i];
+    if (impl_->IsCheap(id)) {
+      q->push(id);
+    } else {
+      if (curr_expensive >= 0) schedule(curr_expensive);
+      curr_expensive = id;
+    }
+  }
+  if (curr_expensive >= 0) {
+    if (q->empty()) {
+      q->push(curr_expensive);
+    } else {
+      schedule(curr_expensive);
+    }
+  }
+}
+
+void Step::RunLoop(ReadyQueue* q) {
+  while (!q->empty()) {
+    if (ProcessNode(q->pop(), q)) {
+      Finish();  // `this` may be reused from here on
+      return;
+    }
+  }
+}
+
+void Step::FillParams(const NodeItem& item, OpKernelContext::Params* p) {
+  p->step_id = args_.step_id;
+  p->op_kernel = item.kernel;
+  p->device = impl_->params_.device;
+  p->inputs = &inputs_[item.input_start];
+  p->num_inputs = item.num_inputs;
+  p->call_frame = args_.call_frame;
+  p->cancellation_manager = cm_;
+  p->rendezvous = args_.rendezvous;
+  p->runner = &runner_;
+}
+
+bool Step::ProcessNode(int id, ReadyQueue* q) {
+  const NodeItem& item = impl_->items_[id];
+  ReadyList ready;
+  if (aborted_.load(std::memory_order_relaxed)) {
+    ClearInputs(item);
+    return NodeDone(ready, q);
+  }
+  if (cm_->IsCancelled()) {
+    Abort(errors::Cancelled("Step ", args_.step_id, " was cancelled"));
+    ClearInputs(item);
+    return NodeDone(ready, q);
+  }
+  NodeExecStats* stats = args_.step_stats != nullptr ? StartStats(item) : nullptr;
+  if (item.async) {
+    OpKernelContext::Params params;
+    FillParams(item, &params);
+    auto* as = new AsyncState(this, id, params);
+    as->stats = stats;
+    static_cast<AsyncOpKernel*>(item.kernel)->ComputeAsync(&as->ctx, [as] {
+      as->step->AsyncDone(as);
+    });
+    if (as->handoff.exchange(true, std::memory_order_acq_rel)) {
+      // The callback already ran; continue with its ready nodes on this thread.
+      ready = std::move(as->ready);
+      delete as;
+      return NodeDone(ready, q);
+    }
+    return false;  // the callback will finish the node
+  }
+  OpKernelContext::Params params;
+  FillParams(item, &params);
+  OpKernelContext ctx(&params);
+  const bool measure = item.expensive && args_.inter_op_pool != nullptr;
+  const uint64_t t0 = measure ? CycleNow() : 0;
+  item.kernel->Compute(&ctx);
+  if (measure) impl_->RecordCost(id, CycleNow() - t0);
+  const int64_t op_end = stats != nullptr ? absl::GetCurrentTimeNanos() : 0;
+  Status s = PostCompute(item, &ctx, &ready);
+  if (!s.ok()) Abort(s);
+  if (stats != nullptr) EndStats(stats, op_end);
+  return NodeDone(ready, q);
+}
+
+void Step::AsyncDone(AsyncState* as) {
+  const NodeItem& item = impl_->items_[as->id];
+  const int64_t op_end = as->stats != nullptr ? absl::GetCurrentTimeNanos() : 0;
+  Status s = PostCompute(item, &as->ctx, &as->ready);
+  if (!s.ok()) Abort(s);
+  if (as->stats != nullptr) EndStats(as->stats, op_end);
+  if (!as->handoff.exchange(true, std::memory_order_acq_rel)) return;  // ComputeAsync continues
+  ReadyList ready = std::move(as->ready);
+  delete as;
+  ReadyQueue q;
+  if (NodeDone(ready, &q)) {
+    Finish();
+    return;
+  }
+  RunLoop(&q);
+}
+
+void Step::ClearInputs(const NodeItem& item) {
+  Tensor* in = &inputs_[item.input_start];
+  for (int i = 0; i < item.num_inputs; ++i) in[i] = Tensor();
+}
+
+Status Step::PostCompute(const NodeItem& item, OpKernelContext* ctx, ReadyList* ready) {
+  ClearInputs(item);
+  const Node* node = item.node;
+  if (!ctx->status().ok()) {
+    return errors::AttachNodeContext(ctx->status(), node->name(), node->type_string());
+  }
+  auto& outs = ctx->outputs();
+  if (static_cast<int>(outs.size()) < item.num_outputs) {
+    return errors::Internal("{{node ", node->name(), "}} (op ", node->type_string(),
+                            "): kernel produced ", outs.size(), " outputs, expected ",
+                            item.num_outputs);
+  }
+  for (int i = 0; i < item.num_outputs; ++i) {
+    const DataType want = BaseType(item.kernel->output_type(i));
+    if (!outs[i].IsInitialized()) {
+      return errors::Internal("{{node ", node->name(), "}} (op ", node->type_string(),
+                              "): kernel did not set output ", i);
+    }
+    if (outs[i].dtype() != want) {
+      return errors::Internal("{{node ", node->name(), "}} (op ", node->type_string(),
+                              "): output ", i, " is ", DataTypeString(outs[i].dtype()),
+                              ", declared ", DataTypeString(want));
+    }
+  }
+  const OutEdge* e = impl_->out_edges_.data() + item.out_start;
+  const OutEdge* end = impl_->out_edges_.data() + item.out_end;
+  for (; e != end; ++e) {
+    if (e->last) {
+      inputs_[e->slot] = std::move(outs[e->src_output]);
+    } else {
+      inputs_[e->slot] = outs[e->src_output];
+    }
+    if (pending_[e->dst].fetch_sub(1, std::memory_order_acq_rel) == 1) ready->push_back(e->dst);
+  }
+  for (int c = item.ctrl_start; c < item.ctrl_end; ++c) {
+    const int dst = impl_->control_out_[c];
+    if (pending_[dst].fetch_sub(1, std::memory_order_acq_rel) == 1) ready->push_back(dst);
+  }
+  return OkStatus();
+}
+
+bool Step::NodeDone(const ReadyList& ready, ReadyQueue* q) {
+  const int64_t n = static_cast<int64_t>(ready.size());
+  bool completed = false;
+  if (n != 1) {
+    // Count the new nodes before they can run, and this node as done.
+    completed = outstanding_.fetch_add(n - 1, std::memory_order_acq_rel) + (n - 1) == 0;
+  }
+  if (n > 0) ScheduleReady(ready.data(), ready.size(), q);
+  return completed;
+}
+
+void Step::Abort(const Status& s) {
+  bool first = false;
+  {
+    absl::MutexLock l(&mu_);
+    if (status_.ok()) {
+      status_ = s;
+      first = true;
+    }
+  }
+  aborted_.store(true, std::memory_order_release);
+  if (first) cm_->StartCancel();
+}
+
+NodeExecStats* Step::StartStats(const NodeItem& item) {
+  const int64_t now = absl::GetCurrentTimeNanos();
+  absl::MutexLock l(&stats_mu_);
+  NodeExecStats* st = dev_stats_.add_node_stats();
+  st->set_node_name(item.node->name());
+  st->set_all_start_micros(now / 1000);
+  st->set_all_start_nanos(now);
+  st->set_thread_id(CurrentThreadTag());
+  return st;
+}
+
+void Step::EndStats(NodeExecStats* st, int64_t op_end_ns) {
+  const int64_t end = absl::GetCurrentTimeNanos();
+  absl::MutexLock l(&stats_mu_);
+  const int64_t start = st->all_start_nanos();
+  st->set_op_start_rel_micros(0);
+  st->set_op_start_rel_nanos(0);
+  st->set_op_end_rel_micros((op_end_ns - start) / 1000);
+  st->set_op_end_rel_nanos(op_end_ns - start);
+  st->set_all_end_rel_micros((end - start) / 1000);
+  st->set_all_end_rel_nanos(end - start);
+}
+
+void Step::Finish() {
+  Status s;
+  {
+    absl::MutexLock l(&mu_);
+    s = status_;
+  }
+  if (args_.step_stats != nullptr) {
+    absl::MutexLock l(&g_step_stats_mu);
+    DeviceStepStats* d = args_.step_stats->add_dev_stats();
+    *d = std::move(dev_stats_);
+    d->set_device(impl_->params_.device->name());
+  }
+  if (aborted_.load(std::memory_order_acquire)) {
+    // Nodes that never ran may still hold inputs.
+    for (int i = 0; i < impl_->total_inputs_; ++i) inputs_[i] = Tensor();
+  }
+  Executor::DoneCallback done = std::move(done_);
+  done_ = nullptr;
+  own_cm_.reset();
+  cm_ = nullptr;
+  args_ = Executor::Args();
+  impl_->ReleaseStep(this);  // after this, another step may reuse the object
+  done(s);
+}
+
+void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) {
+  if (args.cancellation_manager != nullptr && args.cancellation_manager->IsCancelled()) {
+    done(errors::Cancelled("Step ", args.step_id, " was cancelled before it started"));
+    return;
+  }
+  if (items_.empty()) {
+    if (args.step_stats != nullptr) {
+      absl::MutexLock l(&g_step_stats_mu);
+      args.step_stats->add_dev_stats()->set_device(params_.device->name());
+    }
+    done(OkStatus());
+    return;
+  }
+  Step* step = nullptr;
+  {
+    absl::MutexLock l(&free_mu_);
+    if (!free_steps_.empty()) {
+      step = free_steps_.back().release();
+      free_steps_.pop_back();
+    }
+  }
+  if (step == nullptr) step = new Step(this);
+  step->Start(args, std::move(done));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Executor>> Executor::Create(const ExecutorParams& params,
+                                                     std::unique_ptr<const Graph> graph) {
+  auto impl = std::make_unique<ExecutorImpl>(params, std::move(graph));
+  TX_RETURN_IF_ERROR(impl->Initialize());
+  return std::unique_ptr<Executor>(std::move(impl));
+}
+
+Status Executor::Run(const Args& args) {
+  absl::Notification n;
+  Status result;
+  RunAsync(args, [&](const Status& s) {
+    result = s;
+    n.Notify();
+  });
+  n.WaitForNotification();
+  return result;
+}
+
+}  // namespace tensorflux

@@ -1,0 +1,303 @@
+#include "tensorflux/runtime/local_session.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "tensorflux/framework/call_frame.h"
+#include "tensorflux/framework/cancellation.h"
+#include "tensorflux/graph/graph_def_io.h"
+#include "tensorflux/runtime/subgraph.h"
+
+namespace tensorflux {
+namespace {
+
+constexpr char kDeviceName[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+Status ClosedError() { return errors::Cancelled("Session has been closed."); }
+
+// Resolves a feed or fetch name against the graph. NOT_FOUND when the node or output is missing.
+StatusOr<std::pair<const Node*, TensorId>> ResolveTensor(const Graph& g, const std::string& name,
+                                                         const char* what) {
+  auto parsed = ParseTensorName(name);
+  if (!parsed.ok()) {
+    return errors::InvalidArgument(what, " '", name, "' is not a valid tensor name: ",
+                                   parsed.status().message());
+  }
+  TensorId id = *std::move(parsed);
+  if (id.IsControl()) {
+    return errors::InvalidArgument(what, " '", name,
+                                   "' names a control input; it must name a tensor \"node:i\"");
+  }
+  const Node* n = g.FindNode(id.node);
+  if (n == nullptr) {
+    return errors::NotFound(what, " tensor '", name, "' not found: the graph has no node '",
+                            id.node, "'");
+  }
+  if (id.index >= n->num_outputs()) {
+    return errors::NotFound(what, " tensor '", name, "' not found: node '", id.node, "' (op ",
+                            n->type_string(), ") has ", n->num_outputs(), " outputs");
+  }
+  return std::make_pair(n, std::move(id));
+}
+
+Status CheckFeed(const Node* n, const TensorId& id, const Tensor& t) {
+  const std::string name = id.ToString();
+  const DataType want = BaseType(n->output_type(id.index));
+  if (!t.IsInitialized()) {
+    return errors::InvalidArgument("Feed for tensor '", name, "' is an uninitialized tensor");
+  }
+  if (t.dtype() != want) {
+    return errors::InvalidArgument("Feed for tensor '", name, "' must be a ",
+                                   DataTypeString(want), " tensor, got ",
+                                   DataTypeString(t.dtype()));
+  }
+  if (n->IsPlaceholder() || n->type_string() == "PlaceholderWithDefault") {
+    PartialTensorShape declared;
+    if (n->attr("shape") != nullptr && GetNodeAttr(n->def(), "shape", &declared).ok() &&
+        declared.dims() > 0 && !declared.IsCompatibleWith(PartialTensorShape(t.shape()))) {
+      return errors::InvalidArgument("Feed for tensor '", name, "' has shape ",
+                                     t.shape().DebugString(),
+                                     ", which is incompatible with the shape ",
+                                     declared.DebugString(), " that placeholder '", n->name(),
+                                     "' declares");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+LocalSession::LocalSession(const SessionOptions& options) : options_(options) {
+  device_ = std::make_unique<CpuDevice>(kDeviceName,
+                                        options_.config.intra_op_parallelism_threads());
+  const int inter = options_.config.inter_op_parallelism_threads();
+  if (inter >= 0) {
+    inter_op_pool_ = std::make_unique<ThreadPool>(
+        "tx_inter_op", inter > 0 ? inter : ThreadPool::DefaultNumThreads());
+  }
+}
+
+LocalSession::~LocalSession() {
+  Close().IgnoreError();
+  inter_op_pool_.reset();  // waits for scheduled work
+}
+
+Status LocalSession::Create(const GraphDef& graph) {
+  absl::MutexLock l(&mu_);
+  if (closed_) return ClosedError();
+  if (graph_ != nullptr) {
+    return errors::FailedPrecondition(
+        "Session::Create: this session already has a graph; use Extend to add nodes");
+  }
+  if (graph.node_size() == 0) return OkStatus();  // nothing to create yet (TF does the same)
+  return ExtendLocked(graph);
+}
+
+Status LocalSession::Extend(const GraphDef& graph) {
+  absl::MutexLock l(&mu_);
+  if (closed_) return ClosedError();
+  return ExtendLocked(graph);
+}
+
+Status LocalSession::ExtendLocked(const GraphDef& ext) {
+  GraphDef merged = graph_def_;
+  if (graph_ != nullptr) {
+    for (const NodeDef& n : ext.node()) {
+      if (graph_->FindNode(n.name()) != nullptr) {
+        return errors::InvalidArgument("GraphDef argument to Extend includes node '", n.name(),
+                                       "', which was created by a previous call to Create or "
+                                       "Extend in this session");
+      }
+    }
+    const int have = graph_def_.versions().producer();
+    const int got = ext.versions().producer();
+    if (have != 0 && got != 0 && have != got) {
+      return errors::InvalidArgument("Cannot extend a GraphDef of producer version ", have,
+                                     " with one of producer version ", got);
+    }
+    if (have == 0 && ext.has_versions()) *merged.mutable_versions() = ext.versions();
+    for (const NodeDef& n : ext.node()) *merged.add_node() = n;
+    merged.mutable_library()->MergeFrom(ext.library());
+  } else {
+    merged = ext;
+  }
+  TX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, GraphFromGraphDef(merged));
+  graph_def_ = std::move(merged);
+  graph_ = std::shared_ptr<const Graph>(std::move(g));
+  // Cached executors stay valid: new nodes cannot be inputs of existing ones.
+  return OkStatus();
+}
+
+Status LocalSession::Close() {
+  absl::MutexLock l(&mu_);
+  closed_ = true;
+  executors_.clear();
+  graph_.reset();
+  graph_def_.Clear();
+  return OkStatus();
+}
+
+int LocalSession::NumCachedExecutors() const {
+  absl::MutexLock l(&mu_);
+  return static_cast<int>(executors_.size());
+}
+
+StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreateExecutor(
+    const std::shared_ptr<const Graph>& graph, const std::string& key,
+    const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return ClosedError();
+    auto it = executors_.find(key);
+    if (it != executors_.end()) return it->second;
+  }
+  // Build outside the lock; if another thread built the same signature meanwhile, keep theirs.
+  std::unique_ptr<Graph> g = graph->Clone();
+  TX_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets));
+  for (Node* n : g->nodes()) n->set_assigned_device_name(kDeviceName);
+  ExecutorParams params;
+  params.device = device_.get();
+  auto entry = std::make_shared<ExecutorEntry>();
+  TX_ASSIGN_OR_RETURN(entry->executor, Executor::Create(params, std::move(g)));
+  entry->num_retvals = static_cast<int>(fetches.size());
+  absl::MutexLock l(&mu_);
+  if (closed_) return ClosedError();
+  auto [it, inserted] = executors_.emplace(key, entry);
+  return it->second;
+}
+
+Status LocalSession::Run(const RunOptions& run_options,
+                         const std::vector<std::pair<std::string, Tensor>>& inputs,
+                         const std::vector<std::string>& output_tensor_names,
+                         const std::vector<std::string>& target_node_names,
+                         std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
+  std::shared_ptr<const Graph> graph;
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return ClosedError();
+    graph = graph_;
+  }
+  if (graph == nullptr) {
+    return errors::FailedPrecondition("Session was not created with a graph before Run()");
+  }
+  if (outputs == nullptr && !output_tensor_names.empty()) {
+    return errors::InvalidArgument("Session::Run: outputs must not be null when fetching");
+  }
+
+  // Feeds: canonical "node:i" names, checked, then sorted for the cache key.
+  const int num_feeds = static_cast<int>(inputs.size());
+  std::vector<std::pair<std::string, int>> feed_order;  // (canonical name, index in inputs)
+  feed_order.reserve(num_feeds);
+  absl::flat_hash_map<std::string, int> fed;  // canonical name -> index in inputs
+  for (int i = 0; i < num_feeds; ++i) {
+    TX_ASSIGN_OR_RETURN(auto resolved, ResolveTensor(*graph, inputs[i].first, "Feed"));
+    TX_RETURN_IF_ERROR(CheckFeed(resolved.first, resolved.second, inputs[i].second));
+    std::string canon = resolved.second.ToString();
+    if (!fed.emplace(canon, i).second) {
+      return errors::InvalidArgument("Tensor '", canon, "' is fed more than once");
+    }
+    feed_order.emplace_back(std::move(canon), i);
+  }
+  std::sort(feed_order.begin(), feed_order.end());
+
+  // Fetches: a fed tensor comes straight from the feed; the others become unique _Retvals.
+  struct Source {
+    bool from_feed;
+    int index;
+  };
+  std::vector<Source> sources;
+  sources.reserve(output_tensor_names.size());
+  std::vector<std::string> fetches;
+  absl::flat_hash_map<std::string, int> retval_of;
+  for (const std::string& name : output_tensor_names) {
+    TX_ASSIGN_OR_RETURN(auto resolved, ResolveTensor(*graph, name, "Fetch"));
+    std::string canon = resolved.second.ToString();
+    auto f = fed.find(canon);
+    if (f != fed.end()) {
+      sources.push_back({true, f->second});
+      continue;
+    }
+    auto [it, inserted] = retval_of.emplace(canon, static_cast<int>(fetches.size()));
+    if (inserted) fetches.push_back(canon);
+    sources.push_back({false, it->second});
+  }
+  std::vector<std::string> targets = target_node_names;
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+
+  std::vector<std::string> feeds;
+  feeds.reserve(feed_order.size());
+  for (auto& f : feed_order) feeds.push_back(f.first);
+  std::string key = absl::StrCat(absl::StrJoin(feeds, ","), "\x01", absl::StrJoin(fetches, ","),
+                                 "\x01", absl::StrJoin(targets, ","));
+  TX_ASSIGN_OR_RETURN(std::shared_ptr<ExecutorEntry> entry,
+                      GetOrCreateExecutor(graph, key, feeds, fetches, targets));
+
+  std::vector<Tensor> args;
+  args.reserve(feed_order.size());
+  for (auto& f : feed_order) args.push_back(inputs[f.second].second);
+  SimpleCallFrame frame(std::move(args), entry->num_retvals);
+  CancellationManager cm;
+  Executor::Args ea;
+  ea.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
+  ea.call_frame = &frame;
+  ea.cancellation_manager = &cm;
+  ea.inter_op_pool = inter_op_pool_.get();
+  if (run_metadata != nullptr && run_options.trace_level() != RunOptions::NO_TRACE) {
+    ea.step_stats = run_metadata->mutable_step_stats();
+  }
+  const int64_t timeout_ms = run_options.timeout_in_ms() > 0
+                                 ? run_options.timeout_in_ms()
+                                 : options_.config.operation_timeout_in_ms();
+  Status s;
+  if (timeout_ms > 0) {
+    // The executor runs cheap nodes on this thread, so a watchdog thread enforces the deadline.
+    absl::Notification finished;
+    std::atomic<bool> timed_out{false};
+    std::thread watchdog([&] {
+      if (!finished.WaitForNotificationWithTimeout(absl::Milliseconds(timeout_ms))) {
+        timed_out.store(true);
+        cm.StartCancel();
+      }
+    });
+    s = entry->executor->Run(ea);
+    finished.Notify();
+    watchdog.join();
+    if (timed_out.load() && !s.ok()) {
+      s = errors::DeadlineExceeded("Step ", ea.step_id, " timed out after ", timeout_ms,
+                                   " ms: ", s.message());
+    }
+  } else {
+    s = entry->executor->Run(ea);
+  }
+  TX_RETURN_IF_ERROR(s);
+
+  std::vector<Tensor> rets;
+  TX_RETURN_IF_ERROR(frame.ConsumeRetvals(&rets));
+  if (outputs != nullptr) {
+    outputs->clear();
+    outputs->reserve(sources.size());
+    for (const Source& src : sources) {
+      outputs->push_back(src.from_feed ? inputs[src.index].second : rets[src.index]);
+    }
+  }
+  if (run_metadata != nullptr && run_options.output_partition_graphs()) {
+    entry->executor->graph().ToGraphDef(run_metadata->add_partition_graphs());
+  }
+  return OkStatus();
+}
+
+StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options) {
+  if (!options.target.empty()) {
+    return errors::InvalidArgument("No session implementation for target '", options.target,
+                                   "': only the in-process target \"\" is supported");
+  }
+  return std::unique_ptr<Session>(std::make_unique<LocalSession>(options));
+}
+
+}  // namespace tensorflux

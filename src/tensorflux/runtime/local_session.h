@@ -1,0 +1,93 @@
+// LocalSession: the in-process Session (TF's DirectSession) over one CPU device,
+// "/job:localhost/replica:0/task:0/device:CPU:0".
+//
+// Create/Extend keep the session's GraphDef and import it on every change, so a bad graph fails
+// there with the import's error (NOT_FOUND for an unknown op, INVALID_ARGUMENT for bad attrs,
+// inputs or a cycle). Extend appends nodes whose names must be new (INVALID_ARGUMENT otherwise).
+//
+// Run(feeds, fetches, targets):
+// - feeds are checked against the graph: a well-formed tensor name ("n", "n:i"; "n" is "n:0"),
+//   an existing node and output (NOT_FOUND), the output's base dtype (INVALID_ARGUMENT
+//   "Feed for tensor 'x:0' must be a float tensor, got int32"), a tensor fed once; when the fed
+//   node is a Placeholder or PlaceholderWithDefault with a known-rank `shape` attr, the fed
+//   shape must be compatible with it (INVALID_ARGUMENT) -- except that a placeholder declared
+//   scalar (rank 0) accepts a value of any shape, as TF's C API does (graphs such as
+//   rust_addition declare `shape {}` and are fed vectors);
+// - fetches must name existing tensors (NOT_FOUND); fetching a fed tensor returns the fed value;
+//   the same tensor may be fetched more than once;
+// - targets name nodes (errors come from RewriteGraphForExecution: NOT_FOUND for a missing node,
+//   INVALID_ARGUMENT for a tensor name);
+// - the pruned, rewritten graph (_Arg/_Retval) and its Executor are built once per signature
+//   (sorted feeds, fetches in order, sorted targets) and cached; a needed unfed Placeholder fails
+//   at run time with the Placeholder kernel's INVALID_ARGUMENT.
+// Run is thread-safe: executors for one signature run concurrently. Cheap kernels run on the
+// calling thread, expensive ones on the inter-op pool (ConfigProto.inter_op_parallelism_threads:
+// 0 = one per core, < 0 = everything on the calling thread); kernels parallelize on the intra-op
+// pool (intra_op_parallelism_threads: 0 = one per core, 1 = single-threaded).
+// RunOptions: trace_level other than NO_TRACE fills run_metadata->step_stats (one
+// DeviceStepStats, one NodeExecStats per node run); timeout_in_ms (else
+// ConfigProto.operation_timeout_in_ms) > 0 cancels a step that runs longer, returning
+// DEADLINE_EXCEEDED; output_partition_graphs adds the executed graph to
+// run_metadata->partition_graphs.
+// Close() releases graph and executors; later Create/Extend/Run return CANCELLED.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "tensorflux/core/threadpool.h"
+#include "tensorflux/devices/cpu_device.h"
+#include "tensorflux/graph/graph.h"
+#include "tensorflux/runtime/executor.h"
+#include "tensorflux/runtime/session.h"
+
+namespace tensorflux {
+
+class LocalSession : public Session {
+ public:
+  explicit LocalSession(const SessionOptions& options);
+  ~LocalSession() override;
+
+  Status Create(const GraphDef& graph) override;
+  Status Extend(const GraphDef& graph) override;
+  using Session::Run;
+  Status Run(const RunOptions& run_options,
+             const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_tensor_names,
+             const std::vector<std::string>& target_node_names, std::vector<Tensor>* outputs,
+             RunMetadata* run_metadata) override;
+  Status Close() override;
+
+  // Number of cached executors (one per distinct run signature); for tests.
+  int NumCachedExecutors() const;
+
+ private:
+  struct ExecutorEntry {
+    std::unique_ptr<Executor> executor;
+    int num_retvals = 0;
+  };
+
+  Status ExtendLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  StatusOr<std::shared_ptr<ExecutorEntry>> GetOrCreateExecutor(
+      const std::shared_ptr<const Graph>& graph, const std::string& key,
+      const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+
+  SessionOptions options_;
+  std::unique_ptr<CpuDevice> device_;
+  std::unique_ptr<ThreadPool> inter_op_pool_;  // nullptr: run on the calling thread
+  std::atomic<int64_t> next_step_id_{1};
+
+  mutable absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  GraphDef graph_def_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const Graph> graph_ ABSL_GUARDED_BY(mu_);  // null until a graph is created
+  absl::flat_hash_map<std::string, std::shared_ptr<ExecutorEntry>> executors_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace tensorflux
