@@ -123,6 +123,19 @@ Status AddSymbolicGradients(Graph* g, const std::vector<GradOutput>& ys,
                             const std::vector<GradOutput>& grad_ys,
                             std::vector<GradOutput>* grad_xs);
 
+// Options for the AddSymbolicGradients overload below (tf.gradients' name and stop_gradients).
+struct SymbolicGradientOptions {
+  // Scope of the added nodes; made unique ("gradients_1", ...) when a node already uses it.
+  std::string name = "gradients";
+  // Tensors held constant: their nodes receive gradients but pass none to their inputs.
+  std::vector<GradOutput> stop_gradients;
+};
+Status AddSymbolicGradients(Graph* g, const std::vector<GradOutput>& ys,
+                            const std::vector<GradOutput>& xs,
+                            const std::vector<GradOutput>& grad_ys,
+                            const SymbolicGradientOptions& options,
+                            std::vector<GradOutput>* grad_xs);
+
 namespace gradient_registration {
 struct GradientRegistrar {
   GradientRegistrar(const char* op, GradFunc fn) {
