@@ -1,0 +1,205 @@
+// The `tensorflux` command-line tool, run as a subprocess: output format, --save, inspect, and
+// `CODE: message` errors with exit status 1.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "tensorflux/core/npy.h"
+
+namespace tensorflux {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kGraphs = std::string(TX_TEST_DATA_DIR) + "/tf-graphs/";
+const std::string kHalfPlusTwo = kGraphs + "serving_matrix_half_plus_two";
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Runs `tensorflux ARGS` through the shell (ARGS is shell text: quote brackets).
+CliResult RunCli(const std::string& args) {
+  static int counter = 0;
+  const std::string err_path =
+      (fs::path(::testing::TempDir()) / ("cli_test_stderr_" + std::to_string(counter++))).string();
+  const std::string cmd = std::string(TX_BIN_DIR) + "/tensorflux " + args + " 2>" + err_path;
+  CliResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = ReadAll(err_path);
+  fs::remove(err_path);
+  return r;
+}
+
+// Exit status 1 and exactly one stderr line "CODE: message" with the given code.
+void ExpectError(const CliResult& r, const std::string& code, const std::string& fragment = "") {
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(std::regex_match(r.err, std::regex("[A-Z_]+: [^\n]+\n"))) << "stderr: " << r.err;
+  EXPECT_EQ(r.err.substr(0, code.size() + 2), code + ": ") << r.err;
+  if (!fragment.empty()) {
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CliTest, Help) {
+  auto r = RunCli("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("run"), std::string::npos);
+  EXPECT_NE(r.out.find("inspect"), std::string::npos);
+  r = RunCli("run --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--feed NAME=VALUE"), std::string::npos);
+  EXPECT_NE(r.out.find("--save DIR"), std::string::npos);
+  r = RunCli("help inspect");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("usage: tensorflux inspect GRAPH"), std::string::npos);
+}
+
+TEST(CliTest, ServingMatrixHalfPlusTwo) {
+  auto r = RunCli("run " + kHalfPlusTwo +
+                  " --feed 'x:0=[[[0,1,2],[3,4,5],[6,7,8]]]' --fetch y:0");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "y:0 float[1,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]]]\n");
+  EXPECT_EQ(r.err, "");
+  // The saved_model.pb file itself, signature keys, and the same tensor fetched twice.
+  r = RunCli("run " + kHalfPlusTwo + "/saved_model.pb --signature serving_default"
+             " --feed 'x=[[[0,1,2],[3,4,5],[6,7,8]],[[1,1,1],[1,1,1],[1,1,1]]]' --fetch y --fetch y:0");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "y float[2,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]][[2.5 2.5 2.5][2.5 2.5 2.5][2.5 2.5 2.5]]]\n"
+            "y:0 float[2,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]][[2.5 2.5 2.5][2.5 2.5 2.5][2.5 2.5 2.5]]]\n");
+}
+
+TEST(CliTest, RustAdditionAndMultiplication) {
+  auto r = RunCli("run " + kGraphs + "rust_addition/model.pb --feed 'x=[2]' --feed 'y=[40]' --fetch z");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "z int32[1] [42]\n");
+  r = RunCli("run " + kGraphs + "rust_addition/model.pb --feed x=2 --feed y:0=40 --fetch z:0");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "z:0 int32[] 42\n");
+  r = RunCli("run " + kGraphs + "rust_multiplication/multiplication.pb --feed 'a=[1,2,3]' "
+             "--feed 'b=[4,5,6]' --fetch c");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "c float[3] [4 10 18]\n");
+}
+
+TEST(CliTest, SaveAndNpyFeeds) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "cli_test_save";
+  fs::remove_all(dir);
+  // Feed x from a .npy file.
+  Tensor x(DT_FLOAT, TensorShape({1, 3, 3}));
+  for (int i = 0; i < 9; ++i) x.data<float>()[i] = static_cast<float>(2 * i);
+  fs::create_directories(dir);
+  const std::string x_path = (dir / "x.npy").string();
+  ASSERT_TRUE(WriteNpyFile(x_path, x).ok());
+  const std::string out_dir = (dir / "out").string();
+  auto r = RunCli("run " + kHalfPlusTwo + " --feed x:0=" + x_path +
+                  " --fetch y:0 --fetch x:0 --save " + out_dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "y:0 float[1,3,3] [[[2 3 4][5 6 7][8 9 10]]]\n"
+            "x:0 float[1,3,3] [[[0 2 4][6 8 10][12 14 16]]]\n");
+  auto y = ReadNpyFile(out_dir + "/fetch0.npy");
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->shape(), TensorShape({1, 3, 3}));
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(y->data<float>()[i], 0.5f * (2 * i) + 2) << i;
+  auto x_back = ReadNpyFile(out_dir + "/fetch1.npy");
+  ASSERT_TRUE(x_back.ok()) << x_back.status();
+  EXPECT_EQ(x_back->data<float>()[8], 16.f);
+  EXPECT_FALSE(fs::exists(out_dir + "/fetch2.npy"));
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, Inspect) {
+  auto r = RunCli("inspect " + kHalfPlusTwo);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("SavedModel, 6 nodes, producer 24"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  Const +2\n"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n  Placeholder +1\n"))) << r.out;
+  EXPECT_NE(r.out.find("placeholders:\n  x: float [?,3,3]\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unconsumed nodes:\n  y (Add)\n  init (NoOp)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("input  x -> x:0 float [?,3,3]"), std::string::npos) << r.out;
+
+  r = RunCli("inspect " + kGraphs + "rust_multiplication/multiplication.pb");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Producer 9: the empty shape attr means unknown shape.
+  EXPECT_NE(r.out.find("  a: float <unknown>\n  b: float <unknown>\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unconsumed nodes:\n  c (Mul)\n"), std::string::npos) << r.out;
+
+  r = RunCli("inspect " + kGraphs + "rust_addition/model.pb");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  x: int32 []\n  y: int32 []\n"), std::string::npos) << r.out;
+}
+
+TEST(CliTest, Errors) {
+  const std::string add = kGraphs + "rust_addition/model.pb";
+  ExpectError(RunCli(""), "INVALID_ARGUMENT", "no command");
+  ExpectError(RunCli("frobnicate"), "INVALID_ARGUMENT", "frobnicate");
+  ExpectError(RunCli("run /no/such/graph.pb --fetch y"), "NOT_FOUND");
+  ExpectError(RunCli("inspect /no/such/graph.pb"), "NOT_FOUND");
+  ExpectError(RunCli("run /no/such/dir/saved_model.pb --fetch y"), "NOT_FOUND");
+  ExpectError(RunCli("run " + add + " --bogus"), "INVALID_ARGUMENT", "--bogus");
+  ExpectError(RunCli("run " + add), "INVALID_ARGUMENT", "--fetch");
+  ExpectError(RunCli("run " + add + " --fetch"), "INVALID_ARGUMENT", "needs a value");
+  ExpectError(RunCli("run " + add + " --feed x --fetch z"), "INVALID_ARGUMENT", "NAME=VALUE");
+  // Bad literals.
+  ExpectError(RunCli("run " + add + " --feed 'x=[[1,2],[3]]' --feed y=1 --fetch z"),
+              "INVALID_ARGUMENT", "ragged");
+  ExpectError(RunCli("run " + add + " --feed 'x=[1,,2]' --feed y=1 --fetch z"),
+              "INVALID_ARGUMENT", "literal");
+  ExpectError(RunCli("run " + add + " --feed 'x=[1,2' --feed y=1 --fetch z"),
+              "INVALID_ARGUMENT", "literal");
+  ExpectError(RunCli("run " + add + " --feed x=abc --feed y=1 --fetch z"),
+              "INVALID_ARGUMENT", "abc");
+  ExpectError(RunCli("run " + add + " --feed x=2.5 --feed y=1 --fetch z"),
+              "INVALID_ARGUMENT", "whole");
+  ExpectError(RunCli("run " + add + " --feed x=99999999999 --feed y=1 --fetch z"),
+              "INVALID_ARGUMENT", "out of range");
+  // Unknown fetch, feed of a missing tensor, missing feed.
+  ExpectError(RunCli("run " + add + " --feed x=1 --feed y=1 --fetch nope:0"), "NOT_FOUND", "nope");
+  ExpectError(RunCli("run " + add + " --feed nope=1 --fetch z"), "NOT_FOUND", "nope");
+  ExpectError(RunCli("run " + add + " --feed x=1 --fetch z"), "INVALID_ARGUMENT", "y");
+  // A .npy feed that does not exist.
+  ExpectError(RunCli("run " + add + " --feed x=/no/such.npy --feed y=1 --fetch z"), "NOT_FOUND");
+  // Signatures.
+  ExpectError(RunCli("run " + add + " --signature serving_default --fetch z"), "INVALID_ARGUMENT",
+              "SavedModel");
+  ExpectError(RunCli("run " + kHalfPlusTwo + " --signature nope --fetch y"), "INVALID_ARGUMENT",
+              "serving_default");
+  // A file that is not a graph.
+  const std::string junk = (fs::path(::testing::TempDir()) / "cli_test_junk.pb").string();
+  {
+    std::ofstream f(junk, std::ios::binary);
+    f << std::string("\xff\xff\xff\xff\x0f not a graph", 16);
+  }
+  auto r = RunCli("run " + junk + " --fetch y");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(r.err.rfind("DATA_LOSS: ", 0) == 0 || r.err.rfind("INVALID_ARGUMENT: ", 0) == 0)
+      << r.err;
+  fs::remove(junk);
+}
+
+}  // namespace
+}  // namespace tensorflux

@@ -1,0 +1,205 @@
+// tensorflux run GRAPH --feed NAME=VALUE ... --fetch NAME ... [--target NODE ...] [--save DIR]
+//                      [--signature NAME]
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cli.h"
+#include "tensorflux/core/npy.h"
+#include "tensorflux/graph/graph_def_io.h"
+#include "tensorflux/graph/saved_model.h"
+#include "tensorflux/runtime/session.h"
+
+namespace tensorflux {
+namespace cli {
+
+const char kRunUsage[] =
+    "usage: tensorflux run GRAPH [--feed NAME=VALUE]... [--fetch NAME]... [--target NODE]...\n"
+    "                      [--save DIR] [--signature NAME]\n"
+    "\n"
+    "Runs GRAPH once and prints each fetched tensor as `NAME dtype[shape] values`.\n"
+    "\n"
+    "  --feed NAME=VALUE  feed tensor NAME (\"node\" or \"node:i\"; any tensor, not only\n"
+    "                     placeholders). VALUE is a .npy file (a path ending in .npy) or an\n"
+    "                     inline literal such as 5, -1.5, true, [1,2,3] or [[1,2],[3,4]],\n"
+    "                     converted to the fed tensor's dtype\n"
+    "  --fetch NAME       tensor to fetch and print (repeatable, printed in order)\n"
+    "  --target NODE      node to run without fetching (repeatable)\n"
+    "  --save DIR         also write fetch0.npy, fetch1.npy, ... into DIR (created if needed)\n"
+    "  --signature NAME   SavedModel only: feed and fetch NAMEs may be the signature's input\n"
+    "                     and output keys\n"
+    "\n"
+    "Example:\n"
+    "  tensorflux run tests/data/tf-graphs/serving_matrix_half_plus_two \\\n"
+    "      --feed x:0=[[[0,1,2],[3,4,5],[6,7,8]]] --fetch y:0\n"
+    "\n"
+    "Errors print `CODE: message` to stderr and exit with status 1.\n";
+
+namespace {
+
+struct RunArgs {
+  std::string graph;
+  std::vector<std::pair<std::string, std::string>> feeds;  // name, value text
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  std::string save_dir;
+  std::string signature;
+  bool help = false;
+};
+
+Status ParseRunArgs(const std::vector<std::string>& args, RunArgs* out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "-h" || a == "--help") {
+      out->help = true;
+      return OkStatus();
+    }
+    std::string value;
+    bool has_inline = false;
+    if (absl::StartsWith(a, "--")) {
+      size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        has_inline = true;
+      }
+    }
+    auto take = [&](std::string* v) -> Status {
+      if (has_inline) {
+        *v = value;
+        return OkStatus();
+      }
+      if (i + 1 >= args.size()) return errors::InvalidArgument("option ", a, " needs a value");
+      *v = args[++i];
+      return OkStatus();
+    };
+    if (a == "--feed") {
+      std::string f;
+      TX_RETURN_IF_ERROR(take(&f));
+      size_t eq = f.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return errors::InvalidArgument("--feed expects NAME=VALUE, got '", f, "'");
+      out->feeds.emplace_back(f.substr(0, eq), f.substr(eq + 1));
+    } else if (a == "--fetch") {
+      std::string f;
+      TX_RETURN_IF_ERROR(take(&f));
+      out->fetches.push_back(f);
+    } else if (a == "--target") {
+      std::string t;
+      TX_RETURN_IF_ERROR(take(&t));
+      out->targets.push_back(t);
+    } else if (a == "--save") {
+      TX_RETURN_IF_ERROR(take(&out->save_dir));
+    } else if (a == "--signature") {
+      TX_RETURN_IF_ERROR(take(&out->signature));
+    } else if (a.size() > 1 && a[0] == '-') {
+      return errors::InvalidArgument("unknown option '", a, "' for run (see `tensorflux run --help`)");
+    } else if (out->graph.empty()) {
+      out->graph = a;
+    } else {
+      return errors::InvalidArgument("unexpected argument '", a, "' (GRAPH is already '",
+                                     out->graph, "')");
+    }
+  }
+  if (out->graph.empty()) return errors::InvalidArgument("run needs a GRAPH (see `tensorflux run --help`)");
+  if (out->fetches.empty() && out->targets.empty())
+    return errors::InvalidArgument("nothing to run: give at least one --fetch or --target");
+  return OkStatus();
+}
+
+// The dtype of tensor `name` in `graph`, for converting an inline literal.
+StatusOr<DataType> FedTensorType(const Graph& graph, const std::string& name) {
+  TX_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
+  if (id.IsControl()) return errors::InvalidArgument("cannot feed control input '", name, "'");
+  const Node* n = graph.FindNode(id.node);
+  if (n == nullptr) return errors::NotFound("feed '", name, "': no node '", id.node, "' in the graph");
+  if (id.index >= n->num_outputs())
+    return errors::NotFound("feed '", name, "': node '", id.node, "' (", n->type_string(),
+                            ") has ", n->num_outputs(), " outputs");
+  return BaseType(n->output_type(id.index));
+}
+
+Status Run(const RunArgs& args) {
+  TX_ASSIGN_OR_RETURN(LoadedGraph loaded, LoadGraph(args.graph));
+
+  // Signature keys -> graph tensor names.
+  const SignatureDef* sig = nullptr;
+  if (!args.signature.empty()) {
+    if (!loaded.is_saved_model)
+      return errors::InvalidArgument("--signature needs a SavedModel, and '", args.graph,
+                                     "' is a GraphDef");
+    TX_ASSIGN_OR_RETURN(sig, FindSignature(loaded.meta_graph, args.signature));
+  }
+  auto resolve = [&](const std::string& name, bool is_input) -> std::string {
+    if (sig == nullptr) return name;
+    auto t = SignatureTensorName(*sig, name, is_input);
+    return t.ok() ? *t : name;
+  };
+
+  TX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(SessionOptions()));
+  TX_RETURN_IF_ERROR(session->Create(loaded.graph_def));
+
+  std::unique_ptr<Graph> graph;  // built on demand, for literal dtypes
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [name, text] : args.feeds) {
+    const std::string tensor_name = resolve(name, true);
+    Tensor value;
+    if (absl::EndsWith(text, ".npy")) {
+      TX_ASSIGN_OR_RETURN(value, ReadNpyFile(text));
+    } else {
+      if (graph == nullptr) {
+        TX_ASSIGN_OR_RETURN(graph, GraphFromGraphDef(loaded.graph_def));
+      }
+      TX_ASSIGN_OR_RETURN(DataType dt, FedTensorType(*graph, tensor_name));
+      TX_ASSIGN_OR_RETURN(value, ParseLiteral(text, dt, absl::StrCat("feed '", name, "'")));
+    }
+    feeds.emplace_back(tensor_name, std::move(value));
+  }
+  std::vector<std::string> fetches;
+  for (const std::string& f : args.fetches) fetches.push_back(resolve(f, false));
+
+  std::vector<Tensor> outputs;
+  TX_RETURN_IF_ERROR(session->Run(feeds, fetches, args.targets, &outputs));
+  if (outputs.size() != fetches.size())
+    return errors::Internal("session returned ", outputs.size(), " tensors for ", fetches.size(),
+                            " fetches");
+
+  if (!args.save_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.save_dir, ec);
+    if (ec) return errors::NotFound("cannot create --save directory '", args.save_dir, "': ", ec.message());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string path = (std::filesystem::path(args.save_dir) / absl::StrCat("fetch", i, ".npy")).string();
+      TX_RETURN_IF_ERROR(WriteNpyFile(path, outputs[i]));
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::printf("%s %s %s\n", args.fetches[i].c_str(), FormatTypeAndShape(outputs[i]).c_str(),
+                FormatValues(outputs[i]).c_str());
+  }
+  session->Close().IgnoreError();
+  return OkStatus();
+}
+
+}  // namespace
+
+int RunMain(const std::vector<std::string>& argv) {
+  RunArgs args;
+  Status s = ParseRunArgs(argv, &args);
+  if (!s.ok()) return ReportError(s);
+  if (args.help) {
+    std::fputs(kRunUsage, stdout);
+    return 0;
+  }
+  s = Run(args);
+  if (!s.ok()) return ReportError(s);
+  return 0;
+}
+
+}  // namespace cli
+}  // namespace tensorflux
