@@ -22,13 +22,13 @@ namespace {
 
 constexpr size_t kSmallLimit = 4096;
 constexpr size_t kDefaultCacheMb = 1024;
+constexpr size_t kMaxRequest = size_t{1} << 48;
 
 size_t SizeClass(size_t n) {
   if (n == 0) return kAllocatorAlignment;
   if (n <= kSmallLimit) return (n + kAllocatorAlignment - 1) & ~(kAllocatorAlignment - 1);
   const size_t step = std::bit_floor(n - 1) / 4;
-  const size_t rounded = (n + step - 1) & ~(step - 1);
-  return rounded < n ? n : rounded;  // (guards wrap-around for absurd sizes)
+  return (n + step - 1) & ~(step - 1);
 }
 
 size_t CacheCapFromEnv() {
@@ -49,8 +49,8 @@ class CachingCpuAllocator : public Allocator {
   void* AllocateRaw(size_t alignment, size_t num_bytes) override {
     if (alignment < kAllocatorAlignment) alignment = kAllocatorAlignment;
     if (!std::has_single_bit(alignment) || alignment > 4096) return nullptr;
+    if (num_bytes > kMaxRequest) return nullptr;  // no machine has this; avoids size overflow
     const size_t cls = SizeClass(num_bytes);
-    if (cls < num_bytes) return nullptr;  // overflow in rounding
     {
       absl::MutexLock l(&mu_);
       auto it = free_.find(cls);

@@ -274,6 +274,13 @@ StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto, Allocator* a) {
                                      want);
     }
   }
+  if (dt == DT_STRING && !proto.tensor_content().empty() &&
+      proto.tensor_content().size() < static_cast<uint64_t>(n)) {
+    // Every string needs at least one length byte.
+    return errors::InvalidArgument("Malformed DT_STRING tensor_content: ",
+                                   proto.tensor_content().size(), " bytes cannot hold ", n,
+                                   " string lengths");
+  }
   TX_ASSIGN_OR_RETURN(Tensor t, Allocate(dt, *shape, a));
   const std::string& content = proto.tensor_content();
   if (!content.empty()) {

@@ -72,6 +72,7 @@ TEST(CpuAllocatorTest, LargerAlignment) {
   EXPECT_TRUE(Aligned(small, 64));
   a->DeallocateRaw(small, 10);
   EXPECT_EQ(a->AllocateRaw(8192, 10), nullptr);   // above the documented maximum
+  EXPECT_EQ(a->AllocateRaw(64, ~size_t{0} - 10), nullptr);  // absurd size: no wrap-around
 }
 
 TEST(CpuAllocatorTest, ZeroBytesGivesUniqueValidPointers) {

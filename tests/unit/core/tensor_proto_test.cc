@@ -244,6 +244,10 @@ TEST(TensorProtoTest, BadStringTensorContent) {
   EXPECT_EQ(FromProtoStatus(p).code(), absl::StatusCode::kInvalidArgument);
   p.set_tensor_content(Varint(0xffffffffu) + Varint(1) + "a");  // huge length
   EXPECT_EQ(FromProtoStatus(p).code(), absl::StatusCode::kInvalidArgument);
+  // A huge element count with a few bytes of content fails before allocating.
+  TensorShape({int64_t{1} << 40}).AsProto(p.mutable_tensor_shape());
+  p.set_tensor_content(Varint(1) + "a");
+  EXPECT_EQ(FromProtoStatus(p).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TensorProtoTest, ContentLengthMismatchIsInvalidArgument) {
