@@ -10,11 +10,11 @@
 // the free lists: a cached block is reused for such a request only if its address fits.
 #include "tensorflux/core/allocator.h"
 
+#include <array>
 #include <bit>
 #include <cstdlib>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 
 namespace tensorflux {
@@ -29,6 +29,18 @@ size_t SizeClass(size_t n) {
   if (n <= kSmallLimit) return (n + kAllocatorAlignment - 1) & ~(kAllocatorAlignment - 1);
   const size_t step = std::bit_floor(n - 1) / 4;
   return (n + step - 1) & ~(step - 1);
+}
+
+// Dense index of a size class: 64 small classes (64 B .. 4 KiB), then four per power of two.
+constexpr int kNumSmallClasses = static_cast<int>(kSmallLimit / kAllocatorAlignment);
+constexpr int kNumClasses = kNumSmallClasses + 4 * 48;
+
+int ClassIndex(size_t cls) {
+  if (cls <= kSmallLimit) return static_cast<int>(cls / kAllocatorAlignment) - 1;
+  const size_t base = std::bit_floor(cls - 1);  // 2^p < cls <= 2^(p+1)
+  const int p = std::countr_zero(base);
+  const size_t quarter = (cls - base) / (base / 4);  // 1..4
+  return kNumSmallClasses + (p - 12) * 4 + static_cast<int>(quarter) - 1;
 }
 
 size_t CacheCapFromEnv() {
@@ -53,20 +65,17 @@ class CachingCpuAllocator : public Allocator {
     const size_t cls = SizeClass(num_bytes);
     {
       absl::MutexLock l(&mu_);
-      auto it = free_.find(cls);
-      if (it != free_.end()) {
-        std::vector<void*>& list = it->second;
-        // Most recently freed first (warm in cache); skip blocks not aligned enough.
-        for (size_t i = list.size(); i-- > 0;) {
-          void* p = list[i];
-          if ((reinterpret_cast<uintptr_t>(p) & (alignment - 1)) != 0) continue;
-          list[i] = list.back();
-          list.pop_back();
-          stats_.bytes_cached -= static_cast<int64_t>(cls);
-          ++stats_.cache_hits;
-          NoteAllocLocked(cls);
-          return p;
-        }
+      std::vector<void*>& list = free_[ClassIndex(cls)];
+      // Most recently freed first (warm in cache); skip blocks not aligned enough.
+      for (size_t i = list.size(); i-- > 0;) {
+        void* p = list[i];
+        if ((reinterpret_cast<uintptr_t>(p) & (alignment - 1)) != 0) continue;
+        list[i] = list.back();
+        list.pop_back();
+        stats_.bytes_cached -= static_cast<int64_t>(cls);
+        ++stats_.cache_hits;
+        NoteAllocLocked(cls);
+        return p;
       }
     }
     // aligned_alloc wants the size to be a multiple of the alignment.
@@ -83,13 +92,13 @@ class CachingCpuAllocator : public Allocator {
   }
 
   void DeallocateRaw(void* ptr, size_t num_bytes) override {
-    if (ptr == nullptr) return;
+    if (ptr == nullptr || num_bytes > kMaxRequest) return;
     const size_t cls = SizeClass(num_bytes);
     {
       absl::MutexLock l(&mu_);
       stats_.bytes_in_use -= static_cast<int64_t>(cls);
       if (static_cast<size_t>(stats_.bytes_cached) + cls <= cache_cap_) {
-        free_[cls].push_back(ptr);
+        free_[ClassIndex(cls)].push_back(ptr);
         stats_.bytes_cached += static_cast<int64_t>(cls);
         return;
       }
@@ -103,14 +112,16 @@ class CachingCpuAllocator : public Allocator {
   }
 
   void ClearCache() override {
-    absl::flat_hash_map<size_t, std::vector<void*>> blocks;
+    std::vector<void*> blocks;
     {
       absl::MutexLock l(&mu_);
-      blocks.swap(free_);
+      for (std::vector<void*>& list : free_) {
+        blocks.insert(blocks.end(), list.begin(), list.end());
+        std::vector<void*>().swap(list);
+      }
       stats_.bytes_cached = 0;
     }
-    for (auto& [cls, list] : blocks)
-      for (void* p : list) std::free(p);
+    for (void* p : blocks) std::free(p);
   }
 
  private:
@@ -123,7 +134,7 @@ class CachingCpuAllocator : public Allocator {
 
   const size_t cache_cap_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<size_t, std::vector<void*>> free_ ABSL_GUARDED_BY(mu_);
+  std::array<std::vector<void*>, kNumClasses> free_ ABSL_GUARDED_BY(mu_);
   AllocatorStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
