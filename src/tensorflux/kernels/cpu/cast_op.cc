@@ -12,6 +12,7 @@
 //                         (TF's Truncate attr); NaN stays NaN.
 // SrcT == DstT forwards the input tensor unchanged.
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +22,7 @@
 
 #include "tensorflux/core/types.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/cpu/cwise_half_convert.h"
 
 namespace tensorflux {
 namespace {
@@ -111,9 +113,37 @@ using CastFn = void (*)(const void* in, void* out, int64_t begin, int64_t end);
 
 template <typename S, typename D, bool kTruncate>
 void CastRange(const void* in, void* out, int64_t begin, int64_t end) {
-  const S* s = static_cast<const S*>(in);
-  D* d = static_cast<D*>(out);
-  for (int64_t i = begin; i < end; ++i) d[i] = CastValue<S, D, kTruncate>(s[i]);
+  const S* s = static_cast<const S*>(in) + begin;
+  D* d = static_cast<D*>(out) + begin;
+  const int64_t n = end - begin;
+  if constexpr (kHalfLike<S> || (std::is_same_v<S, float> && kHalfLike<D>)) {
+    // Through float blocks with the vectorized half/bfloat16 conversions.
+    constexpr int64_t kBlock = 512;
+    float buf[kBlock];
+    for (int64_t off = 0; off < n; off += kBlock) {
+      const int64_t m = std::min(kBlock, n - off);
+      const float* f = nullptr;
+      if constexpr (kHalfLike<S>) {
+        cwise::ToFloat(s + off, buf, m);
+        f = buf;
+      } else {
+        f = s + off;
+      }
+      if constexpr (kHalfLike<D>) {
+        if constexpr (kTruncate && MantissaBits<D>() < MantissaBits<S>()) {
+          float t[kBlock];
+          for (int64_t i = 0; i < m; ++i) t[i] = ZeroLowMantissa<float, 23 - MantissaBits<D>()>(f[i]);
+          cwise::FromFloat(t, d + off, m);
+        } else {
+          cwise::FromFloat(f, d + off, m);
+        }
+      } else {
+        for (int64_t i = 0; i < m; ++i) d[off + i] = CastValue<float, D, kTruncate>(f[i]);
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = CastValue<S, D, kTruncate>(s[i]);
+  }
 }
 
 StatusOr<CastFn> GetCastFn(DataType src, DataType dst, bool truncate) {

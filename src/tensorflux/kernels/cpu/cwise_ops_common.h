@@ -39,6 +39,7 @@
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/core/types.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/cpu/cwise_half_convert.h"
 
 namespace tensorflux {
 namespace cwise {
@@ -150,8 +151,8 @@ inline constexpr int64_t kMinParallelCost = 32768;
 // Runs fn(begin, end) over [0, total), sharded over the pool when the work is large enough.
 template <typename Fn>
 void ParallelShards(OpKernelContext* ctx, int64_t total, int64_t cost_per_unit, Fn&& fn) {
-  ThreadPool* pool = ctx->intra_op_thread_pool();
-  if (pool == nullptr || pool->NumThreads() <= 1 || total * cost_per_unit < kMinParallelCost) {
+  ThreadPool* pool = total * cost_per_unit < kMinParallelCost ? nullptr : ctx->intra_op_thread_pool();
+  if (pool == nullptr || pool->NumThreads() <= 1) {
     fn(int64_t{0}, total);
     return;
   }
@@ -159,6 +160,17 @@ void ParallelShards(OpKernelContext* ctx, int64_t total, int64_t cost_per_unit, 
 }
 
 // ---------------------------------------------------------------- inner runs
+
+// Stores a computed block: float results into half/bfloat16 (round to nearest even), anything
+// else (bool results of comparisons) as is.
+template <typename OC, typename Out>
+void StoreBlock(const OC* src, Out* dst, int64_t m) {
+  if constexpr (kIsHalfLike<Out>) {
+    FromFloat(src, dst, m);
+  } else {
+    std::copy(src, src + m, dst);
+  }
+}
 
 // z[0, n) = f(x, y), where x (resp. y) is one element broadcast when x_scalar (resp. y_scalar),
 // else n contiguous elements.
@@ -189,10 +201,8 @@ void BinaryRun(const T* x, bool x_scalar, const T* y, bool y_scalar, Out* z, int
     const float ys = y_scalar ? static_cast<float>(y[0]) : 0.f;
     for (int64_t off = 0; off < n; off += kConvertBlock) {
       const int64_t m = std::min(kConvertBlock, n - off);
-      if (!x_scalar)
-        for (int64_t i = 0; i < m; ++i) xb[i] = static_cast<float>(x[off + i]);
-      if (!y_scalar)
-        for (int64_t i = 0; i < m; ++i) yb[i] = static_cast<float>(y[off + i]);
+      if (!x_scalar) ToFloat(x + off, xb, m);
+      if (!y_scalar) ToFloat(y + off, yb, m);
       ArrMap<OC> zm(zb, m);
       if (x_scalar) {
         zm = F::Eval(Arr<float>::Constant(m, xs), ConstArrMap<float>(yb, m));
@@ -201,7 +211,7 @@ void BinaryRun(const T* x, bool x_scalar, const T* y, bool y_scalar, Out* z, int
       } else {
         zm = F::Eval(ConstArrMap<float>(xb, m), ConstArrMap<float>(yb, m));
       }
-      for (int64_t i = 0; i < m; ++i) z[off + i] = Out(zb[i]);
+      StoreBlock(zb, z + off, m);
     }
   }
 }
@@ -222,9 +232,9 @@ void UnaryRun(const T* x, Out* y, int64_t n) {
     OC yb[kConvertBlock];
     for (int64_t off = 0; off < n; off += kConvertBlock) {
       const int64_t m = std::min(kConvertBlock, n - off);
-      for (int64_t i = 0; i < m; ++i) xb[i] = static_cast<float>(x[off + i]);
+      ToFloat(x + off, xb, m);
       ArrMap<OC>(yb, m) = F::Eval(ConstArrMap<float>(xb, m));
-      for (int64_t i = 0; i < m; ++i) y[off + i] = Out(yb[i]);
+      StoreBlock(yb, y + off, m);
     }
   }
 }
@@ -241,9 +251,16 @@ class BinaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
+    // Flat cases (same shape, or a rank-0 operand) skip the broadcast machinery: they are the
+    // common ones, and the executor's per-node overhead budget is a fraction of a microsecond.
+    const bool same = x.shape() == y.shape();
+    const bool x_scalar = !same && x.dims() == 0;
+    const bool y_scalar = !same && !x_scalar && y.dims() == 0;
+    const bool flat = same || x_scalar || y_scalar;
     BinaryBroadcast bc;
-    OP_REQUIRES_OK(ctx, ComputeBinaryBroadcast(x.shape(), y.shape(), &bc));
-    const int64_t total = bc.out_shape.num_elements();
+    if (!flat) OP_REQUIRES_OK(ctx, ComputeBinaryBroadcast(x.shape(), y.shape(), &bc));
+    const TensorShape out_shape = !flat ? bc.out_shape : (x_scalar ? y.shape() : x.shape());
+    const int64_t total = out_shape.num_elements();
     if constexpr (requires { F::template CheckRhs<T>(std::declval<absl::Span<const T>>()); }) {
       if (total > 0) OP_REQUIRES_OK(ctx, F::template CheckRhs<T>(y.flat<T>()));
     }
@@ -252,17 +269,24 @@ class BinaryOp : public OpKernel {
     const T* yp = y.data<T>();
     Tensor* z = nullptr;
     if constexpr (std::is_same_v<Out, T>) {
-      OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, bc.out_shape, &z));
+      OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, out_shape, &z));
     } else {
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, bc.out_shape, &z));
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &z));
     }
     if (total == 0) return;
     Out* zp = z->data<Out>();
-    const bool x_scalar = bc.x_strides.back() == 0;
-    const bool y_scalar = bc.y_strides.back() == 0;
+    if (flat) {
+      ParallelShards(ctx, total, F::kCost, [&](int64_t begin, int64_t end) {
+        BinaryRun<F, T, Out>(xp + (x_scalar ? 0 : begin), x_scalar, yp + (y_scalar ? 0 : begin),
+                             y_scalar, zp + begin, end - begin);
+      });
+      return;
+    }
+    const bool x_inner_bcast = bc.x_strides.back() == 0;
+    const bool y_inner_bcast = bc.y_strides.back() == 0;
     ParallelShards(ctx, total, F::kCost, [&](int64_t begin, int64_t end) {
       ForEachInnerRun(bc, begin, end, [&](int64_t zo, int64_t xo, int64_t yo, int64_t len) {
-        BinaryRun<F, T, Out>(xp + xo, x_scalar, yp + yo, y_scalar, zp + zo, len);
+        BinaryRun<F, T, Out>(xp + xo, x_inner_bcast, yp + yo, y_inner_bcast, zp + zo, len);
       });
     });
   }
