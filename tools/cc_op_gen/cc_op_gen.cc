@@ -2,6 +2,7 @@
 // way TF's cc op generator does: one class per registered op.
 //
 //   usage: tx_cc_op_gen OUT_DIR      (writes OUT_DIR/ops.h and OUT_DIR/ops.cc)
+//          tx_cc_op_gen --list       (prints the registered op names)
 //
 // For an op, the class takes (scope, one Input per input arg, one argument per required attr
 // that the inputs do not determine, [Attrs]) and exposes `operation` plus one member per output
@@ -292,10 +293,15 @@ bool WriteIfChanged(const std::string& path, const std::string& contents) {
 
 int Main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT_DIR | --list\n", argv[0]);
     return 1;
   }
   const std::string dir = argv[1];
+  if (dir == "--list") {  // the registered op names, one per line
+    for (const OpRegistrationData* r : OpRegistry::Global()->ListOps())
+      std::printf("%s\n", r->op_def.name().c_str());
+    return 0;
+  }
   std::vector<OpInfo> ops;
   for (const OpRegistrationData* r : OpRegistry::Global()->ListOps()) {
     if (r->op_def.name() == "Const") continue;  // hand-written: const_op.h

@@ -13,6 +13,7 @@ const char kUsage[] =
     "commands:\n"
     "  run      run a graph: feed tensors, fetch tensors, print or save them\n"
     "  inspect  list a graph's ops, placeholders and unconsumed nodes\n"
+    "  gradients  add the gradient nodes of ys w.r.t. xs to a graph (tf.gradients)\n"
     "  help     show this text, or `tensorflux help COMMAND` for a command's options\n"
     "\n"
     "GRAPH is a binary GraphDef (.pb), a text GraphDef (.pbtxt), or a SavedModel\n"
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
       std::fputs(cli::kRunUsage, stdout);
     } else if (!args.empty() && args[0] == "inspect") {
       std::fputs(cli::kInspectUsage, stdout);
+    } else if (!args.empty() && args[0] == "gradients") {
+      std::fputs(cli::kGradientsUsage, stdout);
     } else {
       std::fputs(kUsage, stdout);
     }
@@ -40,6 +43,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "run") return cli::RunMain(args);
   if (cmd == "inspect") return cli::InspectMain(args);
-  return cli::ReportError(
-      errors::InvalidArgument("unknown command '", cmd, "' (commands: run, inspect, help)"));
+  if (cmd == "gradients") return cli::GradientsMain(args);
+  return cli::ReportError(errors::InvalidArgument(
+      "unknown command '", cmd, "' (commands: run, inspect, gradients, help)"));
 }

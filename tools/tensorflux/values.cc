@@ -179,8 +179,9 @@ Status ParseInteger(const std::string& tok, T* out, std::string_view what) {
   if (!ParseDouble(tok, &d)) return errors::InvalidArgument("'", tok, "' is not a number (", what, ")");
   if (!std::isfinite(d) || d != std::trunc(d))
     return errors::InvalidArgument("value ", tok, " for ", what, " is not a whole number");
+  // [min, 2^digits) are exactly the whole doubles that fit T.
   if (d < static_cast<double>(std::numeric_limits<T>::min()) ||
-      d > static_cast<double>(std::numeric_limits<T>::max()))
+      d >= std::ldexp(1.0, std::numeric_limits<T>::digits))
     return errors::InvalidArgument("value ", tok, " for ", what, " is out of range");
   *out = static_cast<T>(d);
   return OkStatus();

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "tensorflux/core/npy.h"
 
 namespace tensorflux {
@@ -151,6 +152,63 @@ TEST(CliTest, Inspect) {
   r = RunCli("inspect " + kGraphs + "rust_addition/model.pb");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("  x: int32 []\n  y: int32 []\n"), std::string::npos) << r.out;
+}
+
+// A text GraphDef with one Placeholder -> Identity pair per dtype, for literal parsing.
+std::string WriteDtypeGraph() {
+  const std::string path = (fs::path(::testing::TempDir()) / "cli_test_dtypes.pbtxt").string();
+  std::ofstream f(path);
+  for (const char* dt : {"BOOL", "UINT8", "INT64", "DOUBLE", "HALF", "INT8"}) {
+    std::string name = absl::AsciiStrToLower(dt);
+    f << "node { name: '" << name << "' op: 'Placeholder' attr { key: 'dtype' value { type: DT_"
+      << dt << " } } }\n"
+      << "node { name: 'id_" << name << "' op: 'Identity' input: '" << name
+      << "' attr { key: 'T' value { type: DT_" << dt << " } } }\n";
+  }
+  f << "versions { producer: 27 }\n";
+  return path;
+}
+
+TEST(CliTest, LiteralsTakeTheFedTensorsDtype) {
+  const std::string g = WriteDtypeGraph();
+  struct Case {
+    std::string feed, expect;
+  };
+  const std::vector<Case> cases = {
+      {"bool='[true,false,1,0]'", "id_bool bool[4] [true false true false]\n"},
+      {"bool=True", "id_bool bool[] true\n"},
+      {"uint8='[[0,255],[7,8]]'", "id_uint8 uint8[2,2] [[0 255][7 8]]\n"},
+      {"int64='[9007199254740993, -5]'", "id_int64 int64[2] [9007199254740993 -5]\n"},
+      {"int64=+3.0", "id_int64 int64[] 3\n"},
+      {"int64=9.2e18", "id_int64 int64[] 9200000000000000000\n"},
+      {"double='[0.1,-2.5e-3,1e300]'", "id_double double[3] [0.1 -0.0025 1e+300]\n"},
+      {"double='[]'", "id_double double[0] []\n"},
+      {"double='[[],[]]'", "id_double double[2,0] [[][]]\n"},
+      {"half='[0.5, 1.5, -2]'", "id_half half[3] [0.5 1.5 -2]\n"},
+      {"int8=' [ [ -128 ] , [ 127 ] ] '", "id_int8 int8[2,1] [[-128][127]]\n"},
+  };
+  for (const Case& c : cases) {
+    const std::string node = c.feed.substr(0, c.feed.find('='));
+    auto r = RunCli("run " + g + " --feed=" + c.feed + " --fetch id_" + node);
+    EXPECT_EQ(r.code, 0) << c.feed << ": " << r.err;
+    EXPECT_EQ(r.out, c.expect) << c.feed;
+  }
+  ExpectError(RunCli("run " + g + " --feed uint8=256 --fetch id_uint8"), "INVALID_ARGUMENT",
+              "out of range");
+  ExpectError(RunCli("run " + g + " --feed uint8=-1 --fetch id_uint8"), "INVALID_ARGUMENT",
+              "out of range");
+  ExpectError(RunCli("run " + g + " --feed int8=128 --fetch id_int8"), "INVALID_ARGUMENT",
+              "out of range");
+  ExpectError(RunCli("run " + g + " --feed int64=9.3e18 --fetch id_int64"), "INVALID_ARGUMENT",
+              "out of range");
+  ExpectError(RunCli("run " + g + " --feed bool=2 --fetch id_bool"), "INVALID_ARGUMENT", "bool");
+  ExpectError(RunCli("run " + g + " --feed 'double=[[[[[[[[[1]]]]]]]]]' --fetch id_double"),
+              "INVALID_ARGUMENT", "nested");
+  ExpectError(RunCli("run " + g + " --feed 'double=[1,[2]]' --fetch id_double"),
+              "INVALID_ARGUMENT", "ragged");
+  ExpectError(RunCli("run " + g + " --feed 'double=[1 2]' --fetch id_double"),
+              "INVALID_ARGUMENT", "literal");
+  fs::remove(g);
 }
 
 TEST(CliTest, Errors) {
