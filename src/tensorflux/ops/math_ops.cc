@@ -27,9 +27,9 @@ constexpr const char* kUnaryFloatTypes = "T: {bfloat16, half, float, double}";
 }  // namespace
 
 // 'x: T, y: T -> z: T', broadcasting by NumPy rules.
-#define TX_CWISE_BINARY(types)                    \
-  Input("x: T").Input("y: T").Output("z: T").Attr(types) \
-      .SetShapeFn(shape_inference::BroadcastBinaryOpShape)
+#define TX_CWISE_BINARY(types)                                       \
+  Input("x: T").Input("y: T").Output("z: T").Attr(types).SetShapeFn( \
+      shape_inference::BroadcastBinaryOpShape)
 
 // 'x: T -> y: T', same shape.
 #define TX_CWISE_UNARY(types) \
@@ -58,8 +58,9 @@ REGISTER_OP("Mul")
 
 REGISTER_OP("RealDiv")
     .TX_CWISE_BINARY(kBinaryMoreTypes)
-    .Doc("z = x / y elementwise, broadcasting. Integer types divide truncating toward zero "
-         "and fail with INVALID_ARGUMENT 'Integer division by zero' when y holds a 0.");
+    .Doc(
+        "z = x / y elementwise, broadcasting. Integer types divide truncating toward zero "
+        "and fail with INVALID_ARGUMENT 'Integer division by zero' when y holds a 0.");
 
 REGISTER_OP("Maximum")
     .TX_CWISE_BINARY(kMinMaxTypes)
@@ -92,10 +93,11 @@ REGISTER_OP("Cast")
     .Attr("DstT: type")
     .Attr("Truncate: bool = false")
     .SetShapeFn(shape_inference::UnchangedShape)
-    .Doc("y = x converted to DstT elementwise. Floating to integer truncates toward zero and "
-         "saturates (NaN gives 0); integer to integer wraps; anything to bool is x != 0. "
-         "Truncate=true drops the mantissa bits a narrower floating type cannot hold instead of "
-         "rounding to nearest.");
+    .Doc(
+        "y = x converted to DstT elementwise. Floating to integer truncates toward zero and "
+        "saturates (NaN gives 0); integer to integer wraps; anything to bool is x != 0. "
+        "Truncate=true drops the mantissa bits a narrower floating type cannot hold instead of "
+        "rounding to nearest.");
 
 #undef TX_CWISE_BINARY
 #undef TX_CWISE_UNARY

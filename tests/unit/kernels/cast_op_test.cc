@@ -27,8 +27,7 @@ const std::vector<DataType>& PodTypes() {
   return types;
 }
 
-StatusOr<Tensor> Cast(Tensor x, DataType dst, bool truncate = false,
-                      DeviceBase* device = nullptr) {
+StatusOr<Tensor> Cast(Tensor x, DataType dst, bool truncate = false, DeviceBase* device = nullptr) {
   KernelRunner r("Cast");
   r.Input(std::move(x)).Attr("DstT", dst);
   if (truncate) r.Attr("Truncate", true);
@@ -84,8 +83,8 @@ TEST(CastOpTest, FloatToIntTruncatesTowardZeroAndSaturates) {
   EXPECT_EQ(edge->flat<int32_t>()[1], mx);
   EXPECT_EQ(edge->flat<int32_t>()[2], mn);
 
-  auto i64 = Cast(AsTensor<double>({-1e30, 9.2e18, 123456789012.9, -3.99}, TensorShape({4})),
-                  DT_INT64);
+  auto i64 =
+      Cast(AsTensor<double>({-1e30, 9.2e18, 123456789012.9, -3.99}, TensorShape({4})), DT_INT64);
   ASSERT_TRUE(i64.ok());
   EXPECT_EQ(i64->flat<int64_t>()[0], std::numeric_limits<int64_t>::min());
   EXPECT_EQ(i64->flat<int64_t>()[1], 9200000000000000000LL);
@@ -152,8 +151,9 @@ TEST(CastOpTest, HalfAndBFloat16RoundToNearestEven) {
                   DT_HALF);
     ASSERT_TRUE(h.ok()) << h.status();
     EXPECT_EQ(ToDoubles(*h), (std::vector<double>{1 + 2 * half_ulp, -(1 + 2 * half_ulp)}));
-    auto ht = Cast(FromDoubles(src, TensorShape({2}), {1 + 1.75 * half_ulp, -(1 + 1.75 * half_ulp)}),
-                   DT_HALF, /*truncate=*/true);
+    auto ht =
+        Cast(FromDoubles(src, TensorShape({2}), {1 + 1.75 * half_ulp, -(1 + 1.75 * half_ulp)}),
+             DT_HALF, /*truncate=*/true);
     ASSERT_TRUE(ht.ok());
     EXPECT_EQ(ToDoubles(*ht), (std::vector<double>{1 + half_ulp, -(1 + half_ulp)}));
 
@@ -192,9 +192,8 @@ TEST(CastOpTest, HalfAndBFloat16RoundToNearestEven) {
   // Overflow to infinity.
   auto big = Cast(AsTensor<float>({1e5f, -1e5f}, TensorShape({2})), DT_HALF);
   ASSERT_TRUE(big.ok());
-  EXPECT_EQ(ToDoubles(*big),
-            (std::vector<double>{std::numeric_limits<double>::infinity(),
-                                 -std::numeric_limits<double>::infinity()}));
+  EXPECT_EQ(ToDoubles(*big), (std::vector<double>{std::numeric_limits<double>::infinity(),
+                                                  -std::numeric_limits<double>::infinity()}));
   // Integers to half round to nearest (2049 is halfway between 2048 and 2050).
   auto ih = Cast(AsTensor<int32_t>({2049, 2051, 70000}, TensorShape({3})), DT_HALF);
   ASSERT_TRUE(ih.ok());
@@ -242,8 +241,8 @@ TEST(CastOpTest, RoundTripsAreExact) {
   auto back = Cast(*Cast(i32, DT_FLOAT), DT_INT32);
   ASSERT_TRUE(back.ok());
   for (size_t i = 0; i < iv.size(); ++i) ASSERT_EQ(back->flat<int32_t>()[i], iv[i]);
-  Tensor i64 = AsTensor<int64_t>({(int64_t{1} << 53) - 1, -(int64_t{1} << 53) + 3, 0},
-                                 TensorShape({3}));
+  Tensor i64 =
+      AsTensor<int64_t>({(int64_t{1} << 53) - 1, -(int64_t{1} << 53) + 3, 0}, TensorShape({3}));
   auto back64 = Cast(*Cast(i64, DT_DOUBLE), DT_INT64);
   ASSERT_TRUE(back64.ok());
   for (int i = 0; i < 3; ++i) EXPECT_EQ(back64->flat<int64_t>()[i], i64.flat<int64_t>()[i]);

@@ -56,11 +56,16 @@ std::vector<double> Values(DataType dt, int64_t n, double lo, double hi, int see
 // reference is rounded to the dtype too, so this only absorbs 1-2 ulp differences).
 double RelTol(DataType dt) {
   switch (dt) {
-    case DT_DOUBLE: return 1e-12;
-    case DT_FLOAT: return 1e-6;
-    case DT_HALF: return 2e-3;
-    case DT_BFLOAT16: return 1.6e-2;
-    default: return 0;
+    case DT_DOUBLE:
+      return 1e-12;
+    case DT_FLOAT:
+      return 1e-6;
+    case DT_HALF:
+      return 2e-3;
+    case DT_BFLOAT16:
+      return 1.6e-2;
+    default:
+      return 0;
   }
 }
 
@@ -157,8 +162,8 @@ void CheckBinary(const BinaryCase& c, DataType dt, const TensorShape& xs, const 
   r.Input(x).Input(y);
   if (device) r.OnDevice(device);
   auto z = r.RunOne();
-  const std::string what = c.op + " " + DataTypeString(dt) + " " + xs.DebugString() + " vs " +
-                           ys.DebugString();
+  const std::string what =
+      c.op + " " + DataTypeString(dt) + " " + xs.DebugString() + " vs " + ys.DebugString();
   ASSERT_TRUE(z.ok()) << what << ": " << z.status();
   EXPECT_EQ(z->dtype(), dt) << what;
   EXPECT_EQ(z->shape(), want_shape) << what;
@@ -265,8 +270,7 @@ TEST(CwiseBroadcastTest, LargeTensorsOnAThreadPool) {
   CheckBinary(maximum, DT_HALF, TensorShape({250, 401}), TensorShape({401}), &device);
   CheckBinary(sub, DT_INT32, TensorShape({7, 1, 333, 1}), TensorShape({1, 99, 1, 5}), &device);
   // Unary ops shard too.
-  Tensor x = FromDoubles(DT_FLOAT, TensorShape({1 << 20}),
-                         Values(DT_FLOAT, 1 << 20, -3, 3, 5));
+  Tensor x = FromDoubles(DT_FLOAT, TensorShape({1 << 20}), Values(DT_FLOAT, 1 << 20, -3, 3, 5));
   auto y = KernelRunner("Exp").OnDevice(&device).Input(x).RunOne();
   ASSERT_TRUE(y.ok()) << y.status();
   std::vector<double> want = ToDoubles(x);
@@ -333,11 +337,11 @@ TEST(CwiseBinaryTest, IntegerRealDivByZeroIsAnError) {
     EXPECT_EQ(z.status().message(), "Integer division by zero");
   }
   // MIN / -1 wraps instead of trapping; truncation toward zero.
-  auto z = KernelRunner("RealDiv")
-               .Input(AsTensor<int32_t>({std::numeric_limits<int32_t>::min(), -7, 7},
-                                        TensorShape({3})))
-               .Input(AsTensor<int32_t>({-1}, TensorShape({})))
-               .RunOne();
+  auto z =
+      KernelRunner("RealDiv")
+          .Input(AsTensor<int32_t>({std::numeric_limits<int32_t>::min(), -7, 7}, TensorShape({3})))
+          .Input(AsTensor<int32_t>({-1}, TensorShape({})))
+          .RunOne();
   ASSERT_TRUE(z.ok()) << z.status();
   EXPECT_EQ(z->flat<int32_t>()[0], std::numeric_limits<int32_t>::min());
   EXPECT_EQ(z->flat<int32_t>()[1], 7);
@@ -411,6 +415,21 @@ TEST(CwiseBinaryTest, IntegerArithmeticWrapsAround) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->flat<int8_t>()[0], static_cast<int8_t>(44));  // 300 mod 256
   EXPECT_EQ(m->flat<int8_t>()[1], -128);
+  // 16-bit products that overflow int after promotion still wrap (no UB: UBSan run).
+  auto m16 = KernelRunner("Mul")
+                 .Input(AsTensor<uint16_t>({65535, 300}, TensorShape({2})))
+                 .Input(AsTensor<uint16_t>({65535}, TensorShape({})))
+                 .RunOne();
+  ASSERT_TRUE(m16.ok());
+  EXPECT_EQ(m16->flat<uint16_t>()[0], 1);  // (2^16 - 1)^2 mod 2^16
+  EXPECT_EQ(m16->flat<uint16_t>()[1], static_cast<uint16_t>(300u * 65535u));
+  auto s16 = KernelRunner("Square")
+                 .Input(AsTensor<int16_t>({-32768, 32767, 200}, TensorShape({3})))
+                 .RunOne();
+  ASSERT_TRUE(s16.ok());
+  EXPECT_EQ(s16->flat<int16_t>()[0], 0);
+  EXPECT_EQ(s16->flat<int16_t>()[1], 1);
+  EXPECT_EQ(s16->flat<int16_t>()[2], static_cast<int16_t>(40000));
   auto n = KernelRunner("Neg").Input(AsTensor<int32_t>({mn, 3}, TensorShape({2}))).RunOne();
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(n->flat<int32_t>()[0], mn);
@@ -492,9 +511,8 @@ TEST(CwiseUnaryTest, EveryOpEveryDtypeMatchesFloat64Reference) {
 
 TEST(CwiseUnaryTest, SpecialValues) {
   const double inf = std::numeric_limits<double>::infinity();
-  auto y = KernelRunner("Log")
-               .Input(AsTensor<float>({0, -1, 1, INFINITY}, TensorShape({4})))
-               .RunOne();
+  auto y =
+      KernelRunner("Log").Input(AsTensor<float>({0, -1, 1, INFINITY}, TensorShape({4}))).RunOne();
   ASSERT_TRUE(y.ok());
   EXPECT_EQ(y->flat<float>()[0], -inf);
   EXPECT_TRUE(std::isnan(y->flat<float>()[1]));

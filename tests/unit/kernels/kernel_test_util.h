@@ -40,7 +40,8 @@ namespace test {
 class TestCpuDevice : public DeviceBase {
  public:
   explicit TestCpuDevice(int intra_op_threads = 1) {
-    if (intra_op_threads > 1) pool_ = std::make_unique<ThreadPool>("test_intra_op", intra_op_threads);
+    if (intra_op_threads > 1)
+      pool_ = std::make_unique<ThreadPool>("test_intra_op", intra_op_threads);
   }
   const std::string& name() const override { return name_; }
   const std::string& device_type() const override { return type_; }
@@ -105,11 +106,16 @@ Tensor AsTensor(const std::vector<T>& values, const TensorShape& shape) {
 // The value of `dtype` nearest to v, as a double (what storing v in that dtype gives).
 inline double RoundTo(DataType dtype, double v) {
   switch (dtype) {
-    case DT_DOUBLE: return v;
-    case DT_FLOAT: return static_cast<float>(v);
-    case DT_HALF: return static_cast<float>(Half(static_cast<float>(v)));
-    case DT_BFLOAT16: return static_cast<float>(BFloat16(static_cast<float>(v)));
-    case DT_BOOL: return v != 0 ? 1 : 0;
+    case DT_DOUBLE:
+      return v;
+    case DT_FLOAT:
+      return static_cast<float>(v);
+    case DT_HALF:
+      return static_cast<float>(Half(static_cast<float>(v)));
+    case DT_BFLOAT16:
+      return static_cast<float>(BFloat16(static_cast<float>(v)));
+    case DT_BOOL:
+      return v != 0 ? 1 : 0;
     default: {
       double out = v;
       (void)VisitPodType(dtype, "RoundTo", [&](auto tag) {
@@ -229,8 +235,7 @@ class KernelRunner {
 
   // Runs the op's shape function on the given input shapes (and known input values).
   StatusOr<std::vector<PartialTensorShape>> InferShapes(
-      std::vector<PartialTensorShape> input_shapes,
-      std::vector<const Tensor*> input_values = {}) {
+      std::vector<PartialTensorShape> input_shapes, std::vector<const Tensor*> input_values = {}) {
     TX_RETURN_IF_ERROR(InferTypeAttrs());
     TX_ASSIGN_OR_RETURN(const OpRegistrationData* reg, OpRegistry::Global()->LookUp(def_.op()));
     NodeDef def = def_;

@@ -132,7 +132,8 @@ void CastRange(const void* in, void* out, int64_t begin, int64_t end) {
       if constexpr (kHalfLike<D>) {
         if constexpr (kTruncate && MantissaBits<D>() < MantissaBits<S>()) {
           float t[kBlock];
-          for (int64_t i = 0; i < m; ++i) t[i] = ZeroLowMantissa<float, 23 - MantissaBits<D>()>(f[i]);
+          for (int64_t i = 0; i < m; ++i)
+            t[i] = ZeroLowMantissa<float, 23 - MantissaBits<D>()>(f[i]);
           cwise::FromFloat(t, d + off, m);
         } else {
           cwise::FromFloat(f, d + off, m);
@@ -216,10 +217,11 @@ const std::vector<DataType>& CastTypes() {
   return *types;
 }
 
-REGISTER_KERNEL_BUILDER(
-    Name("Cast").Device(DEVICE_CPU).TypeConstraint("SrcT", CastTypes()).TypeConstraint("DstT",
-                                                                                      CastTypes()),
-    CastOp);
+REGISTER_KERNEL_BUILDER(Name("Cast")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint("SrcT", CastTypes())
+                            .TypeConstraint("DstT", CastTypes()),
+                        CastOp);
 
 }  // namespace
 }  // namespace tensorflux

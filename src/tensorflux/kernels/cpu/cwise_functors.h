@@ -21,6 +21,9 @@
 //                                           comparisons)
 #pragma once
 
+// See cwise_ops_common.h: false GCC 12 warnings in AVX-512 intrinsics inlined from Eigen.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -55,12 +58,29 @@ struct Sub {
   }
 };
 
+// Unsigned types narrower than int promote to (signed) int in C++, so 65535 * 65535 would
+// overflow int: multiply those in unsigned int and keep the low bits.
+template <typename C>
+inline constexpr bool kPromotesToInt = std::is_unsigned_v<C> && sizeof(C) < sizeof(unsigned);
+
+template <typename C>
+struct WrappingMul {
+  C operator()(const C& a, const C& b) const {
+    return static_cast<C>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
+  }
+};
+
 struct Mul {
   static constexpr int64_t kCost = 1;
   static constexpr bool kWrapsLikeUnsigned = true;
   template <typename X, typename Y>
   static auto Eval(const X& x, const Y& y) {
-    return x * y;
+    using C = typename X::Scalar;
+    if constexpr (kPromotesToInt<C>) {
+      return x.binaryExpr(y, WrappingMul<C>());
+    } else {
+      return x * y;
+    }
   }
 };
 
@@ -135,7 +155,12 @@ struct Square {
   static constexpr bool kWrapsLikeUnsigned = true;
   template <typename X>
   static auto Eval(const X& x) {
-    return x.square();
+    using C = typename X::Scalar;
+    if constexpr (kPromotesToInt<C>) {
+      return x.binaryExpr(x, WrappingMul<C>());
+    } else {
+      return x.square();
+    }
   }
 };
 

@@ -69,8 +69,8 @@ inline void FromFloat(const float* src, BFloat16* dst, int64_t n) {
   for (; i + 8 <= n; i += 8) {
     const __m256i u = _mm256_castps_si256(_mm256_loadu_ps(src + i));
     const __m256i hi = _mm256_srli_epi32(u, 16);
-    const __m256i rounded =
-        _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(round, _mm256_and_si256(hi, one))), 16);
+    const __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(u, _mm256_add_epi32(round, _mm256_and_si256(hi, one))), 16);
     const __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs_mask), inf);
     const __m256i r = _mm256_blendv_epi8(rounded, _mm256_or_si256(hi, quiet), is_nan);
     // 8 x u32 (each < 2^16) -> 8 x u16: pack within 128-bit lanes, then gather lanes 0 and 2.

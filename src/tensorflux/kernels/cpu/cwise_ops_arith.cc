@@ -1,7 +1,7 @@
 // CPU kernels: Add (numeric and string), AddV2, Sub, Mul. One line per (op, dtypes).
 
-#include "tensorflux/kernels/cpu/cwise_ops_common.h"  // first: see its warning note
 #include "tensorflux/kernels/cpu/cwise_functors.h"
+#include "tensorflux/kernels/cpu/cwise_ops_common.h"
 
 namespace tensorflux {
 namespace cwise {

@@ -20,7 +20,8 @@
 #pragma once
 
 // GCC 12 reports false -Wmaybe-uninitialized warnings inside its AVX-512 intrinsics when it
-// inlines Eigen's vectorized exp/log; this header is included first by kernel .cc files only.
+// inlines Eigen's vectorized exp/log. The pragma must precede the first Eigen include of the
+// .cc file, so cwise_functors.h carries it too; only kernel .cc files include these headers.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include <algorithm>
@@ -151,7 +152,8 @@ inline constexpr int64_t kMinParallelCost = 32768;
 // Runs fn(begin, end) over [0, total), sharded over the pool when the work is large enough.
 template <typename Fn>
 void ParallelShards(OpKernelContext* ctx, int64_t total, int64_t cost_per_unit, Fn&& fn) {
-  ThreadPool* pool = total * cost_per_unit < kMinParallelCost ? nullptr : ctx->intra_op_thread_pool();
+  ThreadPool* pool =
+      total * cost_per_unit < kMinParallelCost ? nullptr : ctx->intra_op_thread_pool();
   if (pool == nullptr || pool->NumThreads() <= 1) {
     fn(int64_t{0}, total);
     return;
