@@ -60,17 +60,15 @@ struct UniformDist {
   static constexpr int kOutputs = 1;
   static constexpr int kWords = kIsDouble<T> ? 2 : 1;
   static constexpr int64_t kCostPerElement = 3;  // ns, for sharding
-  void operator()(PhiloxWordStream& s, T* out) const {
+  void operator()(const uint32_t* w, T* out) const {
     if constexpr (kIsDouble<T>) {
-      const uint32_t x0 = s.Next32();
-      const uint32_t x1 = s.Next32();
-      out[0] = random::Uint64ToDouble(x0, x1);
+      out[0] = random::Uint64ToDouble(w[0], w[1]);
     } else if constexpr (std::is_same_v<T, float>) {
-      out[0] = random::Uint32ToFloat(s.Next32());
+      out[0] = random::Uint32ToFloat(w[0]);
     } else if constexpr (std::is_same_v<T, Half>) {
-      out[0] = random::Uint32ToHalf(s.Next32());
+      out[0] = random::Uint32ToHalf(w[0]);
     } else {
-      out[0] = random::Uint32ToBFloat16(s.Next32());
+      out[0] = random::Uint32ToBFloat16(w[0]);
     }
   }
 };
@@ -83,16 +81,12 @@ struct NormalDist {
   static constexpr int kOutputs = 2;
   static constexpr int kWords = kIsDouble<T> ? 4 : 2;
   static constexpr int64_t kCostPerElement = 20;
-  void operator()(PhiloxWordStream& s, T* out) const {
+  void operator()(const uint32_t* w, T* out) const {
     if constexpr (kIsDouble<T>) {
-      uint32_t x[4];
-      for (uint32_t& w : x) w = s.Next32();
-      random::BoxMullerDouble(x[0], x[1], x[2], x[3], &out[0], &out[1]);
+      random::BoxMullerDouble(w[0], w[1], w[2], w[3], &out[0], &out[1]);
     } else {
-      const uint32_t x0 = s.Next32();
-      const uint32_t x1 = s.Next32();
       float f0, f1;
-      random::BoxMullerFloat(x0, x1, &f0, &f1);
+      random::BoxMullerFloat(w[0], w[1], &f0, &f1);
       out[0] = FromFloat<T>(f0);
       out[1] = FromFloat<T>(f1);
     }
@@ -149,11 +143,11 @@ struct UniformIntDist {
   static constexpr int64_t kCostPerElement = 3;
   I lo;
   U range;
-  void operator()(PhiloxWordStream& s, I* out) const {
+  void operator()(const uint32_t* w, I* out) const {
     if constexpr (sizeof(I) == 8) {
-      out[0] = random::UniformInt64(s.Next64(), lo, range);
+      out[0] = random::UniformInt64(uint64_t{w[0]} | (uint64_t{w[1]} << 32), lo, range);
     } else {
-      out[0] = random::UniformInt32(s.Next32(), lo, range);
+      out[0] = random::UniformInt32(w[0], lo, range);
     }
   }
 };
@@ -179,18 +173,22 @@ void FillRange(const Dist& dist, Philox4x32 base, typename Dist::Out* out, int64
       }
     }
   } else {
+    // Each counter's 4 words make kGroups groups of kOut outputs. Words before this range:
+    // (begin / kOut) * kWords, a multiple of 4 for block starts.
     constexpr int kOut = Dist::kOutputs;
-    // Words before this range: (begin / kOut) * kWords, a multiple of 4 for block starts.
+    constexpr int kGroups = 4 / Dist::kWords;
+    constexpr int kPerCounter = kGroups * kOut;
     base.Skip(static_cast<uint64_t>(begin / kOut) * Dist::kWords / 4);
-    PhiloxWordStream s(base);
-    T tmp[kOut];
-    for (int64_t i = begin; i < end; i += kOut) {
-      if (end - i >= kOut) {
-        dist(s, out + i);
-      } else {
-        dist(s, tmp);
-        std::copy(tmp, tmp + (end - i), out + i);
-      }
+    int64_t i = begin;
+    for (; end - i >= kPerCounter; i += kPerCounter) {
+      const Philox4x32::Result w = base();
+      for (int g = 0; g < kGroups; ++g) dist(w.data() + g * Dist::kWords, out + i + g * kOut);
+    }
+    if (i < end) {
+      const Philox4x32::Result w = base();
+      T tmp[kPerCounter];
+      for (int g = 0; g < kGroups; ++g) dist(w.data() + g * Dist::kWords, tmp + g * kOut);
+      std::copy(tmp, tmp + (end - i), out + i);
     }
   }
 }
