@@ -11,8 +11,8 @@
 //
 // Counter words are little-endian: word 0 is the least significant (Skip carries 0 -> 3).
 //
-// Seeding (TensorFlow's GuardedPhiloxRandom layout, so streams line up with TF's for the same
-// (seed, seed2)):
+// Seeding (TensorFlow's GuardedPhiloxRandom layout: seed keys the bijection, seed2 picks the
+// high half of the counter):
 //   - seed == 0 and seed2 == 0: nondeterministic; key and counter come from std::random_device.
 //   - otherwise: key = {low 32 bits of seed, high 32 bits of seed}; counter = {0, 0, low 32 bits
 //     of seed2, high 32 bits of seed2}. Distinct (seed, seed2) pairs give distinct streams; two

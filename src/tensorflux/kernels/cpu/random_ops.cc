@@ -12,7 +12,8 @@
 //   - the truncated normal, which redraws a variable number of times, gives each group of
 //     kGroup outputs its own sub-stream starting 64 * kGroup counters after the previous one
 //     (256 words per output, far more than the ~2.1 words per output it needs on average).
-// This is TF's layout (FillPhiloxRandom), so for the same seeds the uniform streams match TF's.
+// This follows TF's layout (FillPhiloxRandom, ReserveRandomOutputs); bitwise agreement with TF's
+// outputs for the same seeds is intended but not verified here (no TF to compare against).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
