@@ -15,6 +15,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflux/core/tensor.h"
+#include "tensorflux/framework/shape_inference.h"
+#include "tensorflux/graph/algorithm.h"
 
 namespace tensorflux {
 
@@ -60,7 +62,7 @@ StatusOr<Node*> AddGradNode(Graph* g, const std::string& scope, std::string_view
   TX_ASSIGN_OR_RETURN(const OpDef* op_def, g->op_registry()->LookUpOpDef(op));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid())
-      return errors::InvalidArgument("Gradient op ", op, " in scope '", scope, "': input ", i,
+      return errors::InvalidArgument("Op ", op, " in scope '", scope, "': input ", i,
                                      " is null");
   }
   // Lengths of the variable-length args: at most one may be unknown; it takes the rest.
@@ -70,7 +72,7 @@ StatusOr<Node*> AddGradNode(Graph* g, const std::string& scope, std::string_view
     int len = ArgLength(op_def->input_arg(a), attrs);
     if (len < 0) {
       if (unknown >= 0)
-        return errors::InvalidArgument("Gradient op ", op, ": cannot infer the lengths of "
+        return errors::InvalidArgument("Op ", op, ": cannot infer the lengths of "
                                        "several list inputs; set their attrs");
       unknown = a;
     } else {
@@ -81,11 +83,11 @@ StatusOr<Node*> AddGradNode(Graph* g, const std::string& scope, std::string_view
   const int n_in = static_cast<int>(inputs.size());
   if (unknown >= 0) {
     if (n_in < known)
-      return errors::InvalidArgument("Gradient op ", op, " got ", n_in, " inputs, expected at least ",
+      return errors::InvalidArgument("Op ", op, " got ", n_in, " inputs, expected at least ",
                                      known);
     lengths[unknown] = n_in - known;
   } else if (n_in != known) {
-    return errors::InvalidArgument("Gradient op ", op, " got ", n_in, " inputs, expected ", known);
+    return errors::InvalidArgument("Op ", op, " got ", n_in, " inputs, expected ", known);
   }
   // Infer the attrs the inputs determine.
   int cursor = 0;
@@ -96,7 +98,7 @@ StatusOr<Node*> AddGradNode(Graph* g, const std::string& scope, std::string_view
       attrs.emplace_back(arg.number_attr(), MakeAttr(static_cast<int64_t>(len)));
     if (!arg.type_attr().empty() && !HasAttr(attrs, arg.type_attr())) {
       if (len == 0)
-        return errors::InvalidArgument("Gradient op ", op, ": cannot infer attr '",
+        return errors::InvalidArgument("Op ", op, ": cannot infer attr '",
                                        arg.type_attr(), "' from an empty list");
       attrs.emplace_back(arg.type_attr(), MakeAttr(BaseType(inputs[cursor].dtype())));
     }
@@ -108,7 +110,8 @@ StatusOr<Node*> AddGradNode(Graph* g, const std::string& scope, std::string_view
     cursor += len;
   }
   NodeDef def;
-  def.set_name(g->NewName(absl::StrCat(scope, "/", std::string(op))));
+  def.set_name(g->NewName(scope.empty() ? std::string(op)
+                                        : absl::StrCat(scope, "/", std::string(op))));
   def.set_op(std::string(op));
   for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = std::move(v);
   TX_ASSIGN_OR_RETURN(Node * node, g->AddNode(std::move(def)));
@@ -117,7 +120,7 @@ StatusOr<Node*> AddGradNode(Graph* g, const std::string& scope, std::string_view
     if (!e.ok()) {
       std::string name = node->name();
       g->RemoveNode(node);
-      return errors::InvalidArgument("Gradient node '", name, "' (op ", op, "): ",
+      return errors::InvalidArgument("Node '", name, "' (op ", op, "): ",
                                      e.status().message());
     }
   }
@@ -151,6 +154,12 @@ StatusOr<GradOutput> AddConstNode(Graph* g, const std::string& scope, const Tens
 }
 
 }  // namespace
+
+StatusOr<Node*> AddNodeFromInputs(Graph* g, std::string_view scope, std::string_view op,
+                                  const std::vector<GradOutput>& inputs, GradAttrs attrs) {
+  if (g == nullptr) return errors::InvalidArgument("AddNodeFromInputs: null graph");
+  return AddGradNode(g, std::string(scope), op, inputs, std::move(attrs));
+}
 
 // ---------------------------------------------------------------- GradContext
 
@@ -221,8 +230,16 @@ Status GradContext::ReduceForBroadcast(GradOutput gx, GradOutput gy,
     (*dx)[0] = (*dx)[1] = GradOutput{};
     return OkStatus();
   }
-  // x and y the same tensor: no broadcasting happened.
-  if (x.node == y.node && x.index == y.index) {
+  // No broadcasting on a side whose shape is statically z's (or x and y are one tensor).
+  const PartialTensorShape z_shape = StaticShape(output(0));
+  auto unbroadcast = [&](GradOutput t) {
+    if (x.node == y.node && x.index == y.index) return true;
+    const PartialTensorShape s = StaticShape(t);
+    return s.IsFullyDefined() && z_shape.IsFullyDefined() && s == z_shape;
+  };
+  const bool keep_x = !gx.valid() || unbroadcast(x);
+  const bool keep_y = !gy.valid() || unbroadcast(y);
+  if (keep_x && keep_y) {
     (*dx)[0] = gx;
     (*dx)[1] = gy;
     return OkStatus();
@@ -237,9 +254,26 @@ Status GradContext::ReduceForBroadcast(GradOutput gx, GradOutput gy,
     TX_ASSIGN_OR_RETURN(GradOutput s, Op("Sum", {g, axes}, {{"keep_dims", MakeAttr(false)}}));
     return Op("Reshape", {s, shape});
   };
-  TX_ASSIGN_OR_RETURN((*dx)[0], reduce(gx, r[0], sx));
-  TX_ASSIGN_OR_RETURN((*dx)[1], reduce(gy, r[1], sy));
+  if (keep_x) {
+    (*dx)[0] = gx;
+  } else {
+    TX_ASSIGN_OR_RETURN((*dx)[0], reduce(gx, r[0], sx));
+  }
+  if (keep_y) {
+    (*dx)[1] = gy;
+  } else {
+    TX_ASSIGN_OR_RETURN((*dx)[1], reduce(gy, r[1], sy));
+  }
   return OkStatus();
+}
+
+PartialTensorShape GradContext::StaticShape(GradOutput t) const {
+  if (static_shapes_ == nullptr || !t.valid()) return PartialTensorShape();
+  const int id = t.node->id();
+  if (id < 0 || id >= static_cast<int>(static_shapes_->size())) return PartialTensorShape();
+  const auto& outs = (*static_shapes_)[id];
+  if (t.index < 0 || t.index >= static_cast<int>(outs.size())) return PartialTensorShape();
+  return outs[t.index];
 }
 
 // ---------------------------------------------------------------- registry
@@ -274,6 +308,38 @@ Status GradientRegistry::Lookup(std::string_view op, GradFunc* fn) const {
 // ---------------------------------------------------------------- AddSymbolicGradients
 
 namespace {
+
+// Output shapes of every node, by shape inference in topological order (constant inputs'
+// values passed to the shape functions). Nodes whose shapes cannot be inferred get unknown ones.
+GradContext::StaticShapeTable InferStaticShapes(const Graph& g) {
+  GradContext::StaticShapeTable shapes(g.num_node_ids());
+  auto order = TopologicalOrder(g);
+  if (!order.ok()) return shapes;
+  std::vector<Tensor> values(g.num_node_ids());
+  for (Node* n : *order) {
+    shapes[n->id()].assign(n->num_outputs(), PartialTensorShape());
+    if (n->IsConstant()) {
+      Tensor t;
+      if (GetNodeAttr(n->def(), "value", &t).ok()) values[n->id()] = t;
+    }
+    auto reg = g.op_registry()->LookUp(n->type_string());
+    if (!reg.ok()) continue;
+    std::vector<PartialTensorShape> in_shapes(n->num_inputs());
+    std::vector<const Tensor*> in_values(n->num_inputs(), nullptr);
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControlEdge()) continue;
+      const auto& src = shapes[e->src()->id()];
+      if (e->src_output() < static_cast<int>(src.size()))
+        in_shapes[e->dst_input()] = src[e->src_output()];
+      const Tensor& v = values[e->src()->id()];
+      if (v.IsInitialized() && e->src_output() == 0) in_values[e->dst_input()] = &v;
+    }
+    InferenceContext ctx(n->def(), n->op_def(), std::move(in_shapes), std::move(in_values),
+                         n->num_outputs());
+    if ((*reg)->shape_fn(&ctx).ok()) shapes[n->id()] = ctx.outputs();
+  }
+  return shapes;
+}
 
 // A scope "<name>" not yet used as a prefix of any node ("gradients", "gradients_1", ...).
 std::string UniqueScope(const Graph& g, const std::string& name) {
@@ -408,6 +474,7 @@ Status AddSymbolicGradients(Graph* g, const std::vector<GradOutput>& ys,
       if (gradient_edge(e) && between(e->src())) ++pending[e->src()->id()];
   }
 
+  const GradContext::StaticShapeTable static_shapes = InferStaticShapes(*g);
   const std::string scope = UniqueScope(*g, options.name.empty() ? "gradients" : options.name);
   // Gradients received by each (node, output).
   absl::flat_hash_map<int, std::vector<std::vector<GradOutput>>> received;
@@ -477,6 +544,7 @@ Status AddSymbolicGradients(Graph* g, const std::vector<GradOutput>& ys,
       if (fn) {
         dx.resize(n->num_inputs());
         GradContext ctx(g, n, out_grads, node_scope);
+        ctx.set_static_shapes(&static_shapes);
         s = fn(&ctx, &dx);
         if (!s.ok()) return errors::AttachNodeContext(s, n->name(), n->type_string());
         if (static_cast<int>(dx.size()) != n->num_inputs())

@@ -82,14 +82,23 @@ class GradContext {
 
   // For a broadcasting binary op z = f(x, y) with unreduced gradients gx (shape of z) and gy,
   // sets (*dx)[0], (*dx)[1] to them summed over the broadcast axes and reshaped to x's and y's
-  // shapes (Shape, BroadcastGradientArgs, Sum, Reshape). Null gx/gy stay null.
+  // shapes (Shape, BroadcastGradientArgs, Sum, Reshape). Null gx/gy stay null. A side whose
+  // static shape is fully known and equal to z's (no broadcasting) is passed through unchanged.
   Status ReduceForBroadcast(GradOutput gx, GradOutput gy, std::vector<GradOutput>* dx);
+
+  // The static shape of a tensor of the forward graph, from shape inference over the graph
+  // when AddSymbolicGradients started (unknown rank when not known or not computed).
+  PartialTensorShape StaticShape(GradOutput t) const;
+  // Per node id, the static shapes of its outputs (set by AddSymbolicGradients).
+  using StaticShapeTable = std::vector<std::vector<PartialTensorShape>>;
+  void set_static_shapes(const StaticShapeTable* shapes) { static_shapes_ = shapes; }
 
  private:
   Graph* graph_;
   Node* forward_;
   std::vector<GradOutput> output_grads_;
   std::string scope_;
+  const StaticShapeTable* static_shapes_ = nullptr;
 };
 
 // Fills `dx` (sized num_inputs by the caller) with one gradient per forward data input.
@@ -122,6 +131,13 @@ Status AddSymbolicGradients(Graph* g, const std::vector<GradOutput>& ys,
                             const std::vector<GradOutput>& xs,
                             const std::vector<GradOutput>& grad_ys,
                             std::vector<GradOutput>* grad_xs);
+
+// Adds a node "<scope>/<op>[_N]" ("<op>[_N]" for an empty scope) fed by `inputs`, inferring
+// type, number and type-list attrs from them as GradContext::Op does (for building graphs in
+// tests, tools and bindings). NOT_FOUND for an unknown op; INVALID_ARGUMENT for a null input,
+// a wrong input count, or attrs the node rejects.
+StatusOr<Node*> AddNodeFromInputs(Graph* g, std::string_view scope, std::string_view op,
+                                  const std::vector<GradOutput>& inputs, GradAttrs attrs = {});
 
 // Options for the AddSymbolicGradients overload below (tf.gradients' name and stop_gradients).
 struct SymbolicGradientOptions {
