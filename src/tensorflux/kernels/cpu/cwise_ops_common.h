@@ -7,7 +7,7 @@
 // how: broadcasting, buffer forwarding, half/bfloat16 in float, and parallel shards. Register a
 // functor for a list of dtypes with one line (see cwise_ops_*.cc):
 //
-//   RegisterBinary<functor::Add>("AddV2", RealTypes{}, IntTypes{});
+//   RegisterBinary<functor::Add>("AddV2", FloatTypes{}, IntTypes{});
 //
 // Broadcasting: the two shapes are aligned on the right, dims of size 1 stretch, and adjacent
 // dims with the same pattern (both present, x broadcast, y broadcast) are collapsed, so [8,1,5,6]
