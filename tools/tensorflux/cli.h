@@ -46,6 +46,8 @@ int RunMain(const std::vector<std::string>& args);
 int InspectMain(const std::vector<std::string>& args);
 extern const char kRunUsage[];
 extern const char kInspectUsage[];
+int GradientsMain(const std::vector<std::string>& args);  // gradients_cmd.cc
+extern const char kGradientsUsage[];
 
 }  // namespace cli
 }  // namespace tensorflux
