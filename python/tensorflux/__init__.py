@@ -34,6 +34,10 @@ from tensorflux.framework.importer import import_graph_def
 from tensorflux.ops.array_ops import (
     fill, identity, identity_n, ones, ones_like, placeholder, placeholder_with_default, rank,
     reshape, shape, size, zeros, zeros_like)
+from tensorflux.ops.array_ops2 import (
+    broadcast_to, concat, dynamic_stitch, expand_dims, gather, gather_nd, invert_permutation,
+    newaxis, one_hot, pad, range, scatter_nd, shape_n, slice, split, squeeze, stack,
+    stop_gradient, strided_slice, tile, transpose, unsorted_segment_sum, unstack)  # noqa: A004
 from tensorflux.ops.math_ops import (
     add, cast, divide, exp, log, matmul, maximum, minimum, multiply, negative, realdiv, sqrt,
     square, subtract, to_double, to_float, to_int32, to_int64, truediv)

@@ -13,3 +13,4 @@ from tensorflux.ops.math_ops import sqrt  # noqa: F401
 from tensorflux.ops.math_ops import square  # noqa: F401
 from tensorflux.ops.math_ops import subtract  # noqa: F401
 from tensorflux.ops.math_ops import truediv  # noqa: F401
+from tensorflux.ops.array_ops2 import unsorted_segment_sum  # noqa: F401
