@@ -42,6 +42,7 @@ from tensorflux.ops.math_ops import (
     add, cast, divide, exp, log, matmul, maximum, minimum, multiply, negative, realdiv, sqrt,
     square, subtract, to_double, to_float, to_int32, to_int64, truediv)
 from tensorflux.ops.control_flow_ops import group, no_op
+from tensorflux.ops.gradients import gradients
 from tensorflux.ops.random_ops import (
     get_seed, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal)
 from tensorflux.client.session import (

@@ -59,5 +59,6 @@ StatusOr<pybind11::object> TensorToNumpy(const Tensor& t);
 void RegisterTensorFunctions(pybind11::module_& m);
 void RegisterOpFunctions(pybind11::module_& m);
 void RegisterSession(pybind11::module_& m);
+void RegisterGradients(pybind11::module_& m);  // pywrap_gradients.cc
 
 }  // namespace tensorflux::python

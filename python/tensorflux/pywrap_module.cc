@@ -9,4 +9,5 @@ PYBIND11_MODULE(_pywrap_tensorflux, m) {
   tensorflux::python::RegisterTensorFunctions(m);
   tensorflux::python::RegisterOpFunctions(m);
   tensorflux::python::RegisterSession(m);
+  tensorflux::python::RegisterGradients(m);
 }

@@ -1,0 +1,126 @@
+"""tx.gradients: symbolic derivatives added to the graph (tf.compat.v1.gradients).
+
+The C++ gradient registry does the work (AddSymbolicGradients): the graph is handed over as a
+GraphDef, the backward nodes come back as NodeDefs and are added here through the graph's normal
+op-creation path, so they are validated and shape-inferred like any other op.
+"""
+
+from tensorflux.framework import ops
+
+try:
+    from tensorflux._pywrap_tensorflux import add_symbolic_gradients as _add_symbolic_gradients
+except ImportError as e:  # pragma: no cover - depends on the build
+    raise ImportError("tensorflux: the C++ extension lacks add_symbolic_gradients (%s); rebuild "
+                      "it with `make build`." % e) from e
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def _split_input(name):
+    if name.startswith("^"):
+        return name[1:], -1
+    node, sep, index = name.rpartition(":")
+    if sep and index.isdigit():
+        return node, int(index)
+    return name, 0
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **unused_kwargs):
+    """Symbolic derivatives of sum(ys) with respect to each x in xs.
+
+    ys, xs: a Tensor or a list of Tensors of one graph. grad_ys: None, or one Tensor (or None,
+    meaning ones) per y, of that y's shape and dtype, giving the initial gradients. name: the
+    name scope of the added ops (made unique). stop_gradients: Tensors held constant (no gradient
+    flows through them to their inputs).
+
+    Returns a list with one Tensor per x: its gradient (x's shape and dtype), or None when ys do not
+    depend on x. Gradients of a tensor used several times are summed (AddN); broadcasting ops
+    reduce their gradients to their inputs' shapes; integer tensors carry no gradient.
+
+    Raises LookupError when an op on the path has no gradient function, ValueError for
+    mismatched grad_ys or tensors from another graph, TypeError for non-Tensors in ys or xs.
+    """
+    # colocate_gradients_with_ops, gate_gradients, aggregation_method: accepted, no effect here.
+    del unused_kwargs
+    ys = _as_list(ys)
+    xs = _as_list(xs)
+    grad_ys = _as_list(grad_ys)
+    stops = _as_list(stop_gradients)
+    for what, lst in (("ys", ys), ("xs", xs), ("stop_gradients", stops)):
+        for t in lst:
+            if not isinstance(t, ops.Tensor):
+                raise TypeError("tx.gradients: %s must be Tensors, got %r" % (what, t))
+    if grad_ys and len(grad_ys) != len(ys):
+        raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
+    graph = ops._graph_from_values(ys + xs + stops)
+    seeds = []
+    for i, (y, g) in enumerate(zip(ys, grad_ys or [None] * len(ys))):
+        if g is None:
+            seeds.append(None)
+            continue
+        if not isinstance(g, ops.Tensor):
+            g = ops.convert_to_tensor(g, dtype=y.dtype, name="grad_ys_%d" % i)
+        if g.dtype.base_dtype != y.dtype.base_dtype:
+            raise ValueError("grad_ys[%d] has dtype %s but ys[%d] has dtype %s"
+                             % (i, g.dtype.name, i, y.dtype.name))
+        seeds.append(g)
+    for t in ys + xs + stops + [s for s in seeds if s is not None]:
+        if t.graph is not graph:
+            raise ValueError("Tensor %s is not an element of the graph of the other tensors."
+                             % t.name)
+    if not xs:
+        return []
+
+    from tensorflux.framework import errors  # pylint: disable=g-import-not-at-top
+    try:
+        new_nodes, grad_names = _add_symbolic_gradients(
+            graph.as_graph_def().SerializeToString(), [y.name for y in ys],
+            [x.name for x in xs], [s.name if s is not None else None for s in seeds],
+            name or "gradients", [t.name for t in stops])
+    except errors.NotFoundError as e:
+        if "No gradient defined" in e.message:
+            raise LookupError(e.message) from None
+        raise
+
+    from tensorflux import node_def_pb2  # pylint: disable=g-import-not-at-top
+    with graph.as_default():
+        for blob in new_nodes:
+            nd = node_def_pb2.NodeDef()
+            nd.ParseFromString(blob)
+            data, control = [], []
+            for inp in nd.input:
+                node, index = _split_input(inp)
+                op = graph.get_operation_by_name(node)
+                if index < 0:
+                    control.append(op)
+                else:
+                    data.append(op.outputs[index])
+            attrs = {k: v for k, v in nd.attr.items()}
+            graph._create_op_internal(nd.op, data, attrs, name=nd.name, exact_name=True,
+                                      control_inputs=control, device=nd.device or None,
+                                      apply_control_deps=False)
+            # The scope counts as used (a later tx.name_scope("gradients") gets "gradients_1").
+            graph._names_in_use.setdefault(nd.name.split("/")[0].lower(), 1)
+    result = []
+    for x, gname in zip(xs, grad_names):
+        if gname is None:
+            result.append(None)
+            continue
+        g = graph.get_tensor_by_name(gname)
+        if x.shape.is_fully_defined() or x.shape.ndims is not None:
+            try:
+                g.set_shape(x.shape)
+            except ValueError:
+                pass
+        result.append(g)
+    return result
+
+
+# TF spells the same function both ways.
+gradients_v2 = gradients
