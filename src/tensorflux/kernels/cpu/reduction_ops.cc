@@ -1,0 +1,356 @@
+// CPU kernels of the reduction family: Sum, Mean, Prod, Max, Min, All, Any (one templated path
+// over a Reducer) and ArgMax, ArgMin (one templated path over a comparison).
+//
+// Reductions: the input's dims are grouped into runs of adjacent kept or adjacent reduced dims
+// (size-1 dims dropped), so any axes set becomes an alternating list of groups. The input is
+// read once in memory order; an odometer over the outer groups tracks the output offset and the
+// innermost group runs as a contiguous loop (a dot-style accumulate when it is reduced, an
+// elementwise accumulate into the output row when it is kept). Accumulation is in the input type,
+// except half/bfloat16 (float) and integers (unsigned arithmetic: wraps, no overflow UB).
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflux/framework/op_kernel.h"
+
+namespace tensorflux {
+namespace {
+
+template <typename T>
+struct AccOf {
+  using type = T;
+};
+template <>
+struct AccOf<Half> {
+  using type = float;
+};
+template <>
+struct AccOf<BFloat16> {
+  using type = float;
+};
+
+// Unsigned type for wrapping integer arithmetic, at least as wide as unsigned int.
+template <typename A>
+using WrapOf = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned,
+                                  std::make_unsigned_t<A>>;
+
+struct SumReducer {
+  template <typename A>
+  static A Init() { return A(0); }
+  template <typename A>
+  static A Op(A a, A b) {
+    if constexpr (std::is_integral_v<A>) {
+      return static_cast<A>(static_cast<WrapOf<A>>(a) + static_cast<WrapOf<A>>(b));
+    } else {
+      return a + b;
+    }
+  }
+  template <typename A>
+  static A Finalize(A a, int64_t) { return a; }
+  template <typename T>
+  static constexpr bool kSupports = !std::is_same_v<T, bool>;
+};
+
+struct MeanReducer : SumReducer {
+  template <typename A>
+  static A Finalize(A a, int64_t count) {
+    if constexpr (std::is_integral_v<A>) {
+      if (count == 0) return A(0);
+      if constexpr (std::is_signed_v<A>) {
+        return static_cast<A>(static_cast<int64_t>(a) / count);
+      } else {
+        return static_cast<A>(static_cast<uint64_t>(a) / static_cast<uint64_t>(count));
+      }
+    } else {
+      return a / static_cast<A>(count);
+    }
+  }
+};
+
+struct ProdReducer {
+  template <typename A>
+  static A Init() { return A(1); }
+  template <typename A>
+  static A Op(A a, A b) {
+    if constexpr (std::is_integral_v<A>) {
+      return static_cast<A>(static_cast<WrapOf<A>>(a) * static_cast<WrapOf<A>>(b));
+    } else {
+      return a * b;
+    }
+  }
+  template <typename A>
+  static A Finalize(A a, int64_t) { return a; }
+  template <typename T>
+  static constexpr bool kSupports = !std::is_same_v<T, bool>;
+};
+
+template <bool kMax>
+struct ExtremeReducer {
+  template <typename A>
+  static A Init() {
+    if constexpr (std::is_floating_point_v<A>) {
+      return kMax ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
+    } else {
+      return kMax ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
+    }
+  }
+  // NaN propagates: a NaN accumulator stays, a NaN b replaces.
+  template <typename A>
+  static A Op(A a, A b) {
+    if constexpr (kMax) {
+      return (a > b || a != a) ? a : b;
+    } else {
+      return (a < b || a != a) ? a : b;
+    }
+  }
+  template <typename A>
+  static A Finalize(A a, int64_t) { return a; }
+  template <typename T>
+  static constexpr bool kSupports = !std::is_same_v<T, bool>;
+};
+
+template <bool kAll>
+struct BoolReducer {
+  template <typename A>
+  static A Init() { return kAll; }
+  template <typename A>
+  static A Op(A a, A b) { return kAll ? (a && b) : (a || b); }
+  template <typename A>
+  static A Finalize(A a, int64_t) { return a; }
+  template <typename T>
+  static constexpr bool kSupports = std::is_same_v<T, bool>;
+};
+
+std::string NodeLabel(OpKernelContext* ctx) {
+  return absl::StrCat(ctx->op_kernel().type_string(), " node '", ctx->op_kernel().name(), "'");
+}
+
+// Reads the axes input (scalar or 1-D int32/int64) into per-dim flags.
+Status ReadReductionAxes(OpKernelContext* ctx, const Tensor& axes, int rank,
+                         std::vector<bool>* reduce) {
+  if (axes.dims() > 1) {
+    return errors::InvalidArgument("reduction_indices must be a scalar or 1-D, not ",
+                                   axes.shape().DebugString(), " (", NodeLabel(ctx), ")");
+  }
+  reduce->assign(rank, false);
+  for (int64_t i = 0; i < axes.NumElements(); ++i) {
+    const int64_t a =
+        axes.dtype() == DT_INT32 ? int64_t{axes.data<int32_t>()[i]} : axes.data<int64_t>()[i];
+    if (a < -rank || a >= rank) {
+      return errors::InvalidArgument("Invalid reduction dimension ", a, " for input with ", rank,
+                                     " dimensions (", NodeLabel(ctx), ")");
+    }
+    (*reduce)[a < 0 ? a + rank : a] = true;
+  }
+  return OkStatus();
+}
+
+template <typename Reducer, typename T>
+void ReduceTyped(const T* x, const std::vector<int64_t>& sizes, const std::vector<bool>& reduced,
+                 int64_t in_n, int64_t out_n, T* out) {
+  using A = typename AccOf<T>::type;
+  // Not std::vector: vector<bool> has no data().
+  std::unique_ptr<A[]> acc(new A[static_cast<size_t>(out_n)]);
+  std::fill(acc.get(), acc.get() + out_n, Reducer::template Init<A>());
+  const int k = static_cast<int>(sizes.size());
+  if (in_n > 0) {
+    // Output stride of each group (0 for reduced groups).
+    std::vector<int64_t> ostride(k, 0);
+    int64_t s = 1;
+    for (int g = k - 1; g >= 0; --g) {
+      if (!reduced[g]) {
+        ostride[g] = s;
+        s *= sizes[g];
+      }
+    }
+    const int64_t inner = sizes[k - 1];
+    const bool inner_reduced = reduced[k - 1];
+    std::vector<int64_t> idx(k, 0);
+    int64_t o = 0;
+    for (int64_t base = 0; base < in_n; base += inner) {
+      const T* row = x + base;
+      if (inner_reduced) {
+        A a = acc[o];
+        for (int64_t j = 0; j < inner; ++j) a = Reducer::Op(a, static_cast<A>(row[j]));
+        acc[o] = a;
+      } else {
+        A* dst = acc.get() + o;
+        for (int64_t j = 0; j < inner; ++j) dst[j] = Reducer::Op(dst[j], static_cast<A>(row[j]));
+      }
+      // Advance the odometer over groups k-2 .. 0.
+      for (int g = k - 2; g >= 0; --g) {
+        o += ostride[g];
+        if (++idx[g] < sizes[g]) break;
+        o -= ostride[g] * sizes[g];
+        idx[g] = 0;
+      }
+    }
+  }
+  const int64_t count = out_n > 0 ? in_n / out_n : 0;
+  for (int64_t i = 0; i < out_n; ++i) {
+    out[i] = static_cast<T>(Reducer::Finalize(acc[i], count));
+  }
+}
+
+template <typename Reducer>
+class ReductionOp : public OpKernel {
+ public:
+  explicit ReductionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const int rank = input.dims();
+    std::vector<bool> reduce;
+    OP_REQUIRES_OK(ctx, ReadReductionAxes(ctx, ctx->input(1), rank, &reduce));
+
+    std::vector<int64_t> out_dims;
+    std::vector<int64_t> sizes;  // grouped dims, size-1 dims dropped
+    std::vector<bool> reduced;
+    for (int d = 0; d < rank; ++d) {
+      const int64_t n = input.dim_size(d);
+      if (!reduce[d]) {
+        out_dims.push_back(n);
+      } else if (keep_dims_) {
+        out_dims.push_back(1);
+      }
+      if (n == 1) continue;
+      if (!sizes.empty() && reduced.back() == reduce[d]) {
+        sizes.back() *= n;
+      } else {
+        sizes.push_back(n);
+        reduced.push_back(reduce[d]);
+      }
+    }
+    auto out_shape = TensorShape::Make(out_dims);
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    const int64_t in_n = input.NumElements();
+    bool any_reduced = false;
+    for (bool r : reduced) any_reduced |= r;
+    if (!any_reduced && in_n > 0) {
+      // Only size-1 dims (or none) are reduced: the values are unchanged.
+      Tensor out;
+      out.CopyFrom(input, *out_shape);
+      ctx->set_output(0, std::move(out));
+      return;
+    }
+    if (sizes.empty()) {
+      sizes.push_back(1);
+      reduced.push_back(false);
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+    const int64_t out_n = out_shape->num_elements();
+    OP_REQUIRES_OK(ctx, VisitPodType(input.dtype(), type_string(), [&](auto tag) -> Status {
+                     using T = typename decltype(tag)::type;
+                     if constexpr (Reducer::template kSupports<T>) {
+                       ReduceTyped<Reducer, T>(input.data<T>(), sizes, reduced, in_n, out_n,
+                                               out->data<T>());
+                       return OkStatus();
+                     } else {
+                       return errors::InvalidArgument(type_string(), " does not support dtype ",
+                                                      DataTypeString(input.dtype()));
+                     }
+                   }));
+  }
+
+ private:
+  bool keep_dims_ = false;
+};
+
+REGISTER_KERNEL_BUILDER(Name("Sum").Device(DEVICE_CPU), ReductionOp<SumReducer>);
+REGISTER_KERNEL_BUILDER(Name("Mean").Device(DEVICE_CPU), ReductionOp<MeanReducer>);
+REGISTER_KERNEL_BUILDER(Name("Prod").Device(DEVICE_CPU), ReductionOp<ProdReducer>);
+REGISTER_KERNEL_BUILDER(Name("Max").Device(DEVICE_CPU), ReductionOp<ExtremeReducer<true>>);
+REGISTER_KERNEL_BUILDER(Name("Min").Device(DEVICE_CPU), ReductionOp<ExtremeReducer<false>>);
+REGISTER_KERNEL_BUILDER(Name("All").Device(DEVICE_CPU), ReductionOp<BoolReducer<true>>);
+REGISTER_KERNEL_BUILDER(Name("Any").Device(DEVICE_CPU), ReductionOp<BoolReducer<false>>);
+
+// ---------------------------------------------------------------- ArgMax / ArgMin
+
+template <bool kMax>
+class ArgOp : public OpKernel {
+ public:
+  explicit ArgOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& dim_t = ctx->input(1);
+    OP_REQUIRES(ctx, dim_t.dims() == 0,
+                errors::InvalidArgument("dimension must be a scalar, not ",
+                                        dim_t.shape().DebugString(), " (", NodeLabel(ctx), ")"));
+    const int rank = input.dims();
+    OP_REQUIRES(ctx, rank >= 1,
+                errors::InvalidArgument("Expected input of rank >= 1, got a scalar (",
+                                        NodeLabel(ctx), ")"));
+    const int64_t a =
+        dim_t.dtype() == DT_INT32 ? int64_t{dim_t.data<int32_t>()[0]} : dim_t.data<int64_t>()[0];
+    OP_REQUIRES(ctx, a >= -rank && a < rank,
+                errors::InvalidArgument("Expected dimension in the range [", -rank, ", ", rank,
+                                        "), but got ", a, " (", NodeLabel(ctx), ")"));
+    const int axis = static_cast<int>(a < 0 ? a + rank : a);
+    std::vector<int64_t> out_dims;
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < rank; ++d) {
+      if (d == axis) continue;
+      out_dims.push_back(input.dim_size(d));
+      (d < axis ? outer : inner) *= input.dim_size(d);
+    }
+    const int64_t n = input.dim_size(axis);
+    auto out_shape = TensorShape::Make(out_dims);
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    OP_REQUIRES(ctx, n > 0 || out_shape->num_elements() == 0,
+                errors::InvalidArgument("Reduction axis ", axis, " is empty in shape ",
+                                        input.shape().DebugString(), " (", NodeLabel(ctx), ")"));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+    const bool out64 = out->dtype() == DT_INT64;
+    OP_REQUIRES(ctx, out64 || n <= std::numeric_limits<int32_t>::max(),
+                errors::InvalidArgument("Reduced dimension of size ", n,
+                                        " does not fit output_type int32 (", NodeLabel(ctx), ")"));
+    OP_REQUIRES_OK(ctx, VisitPodType(input.dtype(), type_string(), [&](auto tag) -> Status {
+                     using T = typename decltype(tag)::type;
+                     if constexpr (std::is_same_v<T, bool>) {
+                       return errors::InvalidArgument(type_string(), " does not support bool");
+                     } else {
+                       using A = typename AccOf<T>::type;
+                       const T* x = input.data<T>();
+                       for (int64_t o = 0; o < outer; ++o) {
+                         for (int64_t i = 0; i < inner; ++i) {
+                           const T* p = x + o * n * inner + i;
+                           A best = static_cast<A>(p[0]);
+                           int64_t best_j = 0;
+                           for (int64_t j = 1; j < n && best == best; ++j) {
+                             const A v = static_cast<A>(p[j * inner]);
+                             // The first NaN wins (as NumPy); else strictly better.
+                             if ((kMax ? v > best : v < best) || v != v) {
+                               best = v;
+                               best_j = j;
+                             }
+                           }
+                           const int64_t k = o * inner + i;
+                           if (out64) {
+                             out->data<int64_t>()[k] = best_j;
+                           } else {
+                             out->data<int32_t>()[k] = static_cast<int32_t>(best_j);
+                           }
+                         }
+                       }
+                       return OkStatus();
+                     }
+                   }));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("ArgMax").Device(DEVICE_CPU), ArgOp<true>);
+REGISTER_KERNEL_BUILDER(Name("ArgMin").Device(DEVICE_CPU), ArgOp<false>);
+
+}  // namespace
+}  // namespace tensorflux
