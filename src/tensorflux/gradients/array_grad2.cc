@@ -274,20 +274,28 @@ Status GatherGradImpl(GradContext* c, GradList* dx, bool v2) {
   TX_ASSIGN_OR_RETURN(GradOutput rp, c->Op("Rank", {params}));
   TX_ASSIGN_OR_RETURN(GradOutput ri, c->Op("Rank", {indices}));
   if (b < 0) return errors::Unimplemented("GatherV2 gradient with negative batch_dims");
-  // The axis, normalized, as an int32 scalar (static when it is a constant).
+  // The axis, normalized, as an int32 scalar (static when it is a non-negative constant; a
+  // negative constant adds rank(params); otherwise FloorMod(axis, rank(params))).
   GradOutput axis;
   int64_t static_axis = -1;
   Tensor axis_value;
+  bool negative_constant = false;
   if (!v2) {
     static_axis = 0;
   } else if (ConstantInput(c, 2, &axis_value) && axis_value.NumElements() == 1) {
     const int64_t a = axis_value.dtype() == DT_INT64 ? axis_value.flat<int64_t>()[0]
                                                      : axis_value.flat<int32_t>()[0];
-    if (a >= 0) static_axis = a;
+    if (a >= 0) {
+      static_axis = a;
+    } else {
+      negative_constant = true;
+      TX_ASSIGN_OR_RETURN(GradOutput ac, Scalar32(c, a));
+      TX_ASSIGN_OR_RETURN(axis, c->Op("AddV2", {ac, rp}));
+    }
   }
   if (static_axis >= 0) {
     TX_ASSIGN_OR_RETURN(axis, Scalar32(c, static_axis));
-  } else {
+  } else if (!negative_constant) {
     TX_ASSIGN_OR_RETURN(GradOutput a32, CastTo(c, c->input(2), DT_INT32));
     TX_ASSIGN_OR_RETURN(axis, c->Op("FloorMod", {a32, rp}));
   }
@@ -388,8 +396,12 @@ Status UnsortedSegmentSumGrad(GradContext* c, GradList* dx) {
   TX_ASSIGN_OR_RETURN(GradOutput clipped, c->Op("Maximum", {ids, zero_id}));
   TX_ASSIGN_OR_RETURN(GradOutput zero, Scalar32(c, 0));
   TX_ASSIGN_OR_RETURN(GradOutput gathered, c->Op("GatherV2", {g, clipped, zero}));
-  // mask = Cast(ids >= 0) shaped ids.shape + [1] * (rank(dy) - 1), multiplied in.
-  TX_ASSIGN_OR_RETURN(GradOutput keep, c->Op("GreaterEqual", {ids, zero_id}));
+  // mask = (ids >= 0) as min(max(ids + 1, 0), 1), cast to dy's type and shaped
+  // ids.shape + [1] * (rank(dy) - 1), multiplied in.
+  TX_ASSIGN_OR_RETURN(GradOutput one_id, c->Const(1.0, it));
+  TX_ASSIGN_OR_RETURN(GradOutput shifted, c->Op("AddV2", {ids, one_id}));
+  TX_ASSIGN_OR_RETURN(GradOutput low, c->Op("Maximum", {shifted, zero_id}));
+  TX_ASSIGN_OR_RETURN(GradOutput keep, c->Op("Minimum", {low, one_id}));
   TX_ASSIGN_OR_RETURN(GradOutput mask, CastTo(c, keep, BaseType(g.dtype())));
   TX_ASSIGN_OR_RETURN(GradOutput ids_shape, ShapeOf(c, ids));
   TX_ASSIGN_OR_RETURN(GradOutput rg, c->Op("Rank", {g}));
