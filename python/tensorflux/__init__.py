@@ -42,6 +42,9 @@ from tensorflux.ops.math_ops import (
     add, cast, divide, exp, log, matmul, maximum, minimum, multiply, negative, realdiv, sqrt,
     square, subtract, to_double, to_float, to_int32, to_int64, truediv)
 from tensorflux.ops.control_flow_ops import group, no_op
+from tensorflux.ops.reduction_ops import (
+    argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
+    reduce_sum)
 from tensorflux.ops.gradients import gradients
 from tensorflux.ops.random_ops import (
     get_seed, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal)
