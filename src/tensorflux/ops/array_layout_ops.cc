@@ -109,7 +109,9 @@ Status ConcatShapeImpl(InferenceContext* c, int first, int count, int axis_input
     for (int64_t d = 0; d < rank; ++d) {
       const int64_t v = s.dim_size(d);
       if (d == axis) {
-        axis_sum = (axis_sum < 0 || v < 0) ? -1 : axis_sum + v;
+        if (axis_sum < 0 || v < 0 || __builtin_add_overflow(axis_sum, v, &axis_sum)) {
+          axis_sum = -1;
+        }
       } else if (v >= 0) {
         if (out[d] >= 0 && out[d] != v) {
           return errors::InvalidArgument(
@@ -352,7 +354,11 @@ Status PadShape(InferenceContext* c) {
       return errors::InvalidArgument("Paddings must be non-negative: ", before, " ", after);
     }
     const int64_t v = in.unknown_rank() ? -1 : in.dim_size(d);
-    if (v >= 0) out[d] = v + before + after;
+    int64_t sum = 0;
+    if (v >= 0 && (__builtin_add_overflow(v, before, &sum) ||
+                   __builtin_add_overflow(sum, after, &out[d]))) {
+      return errors::InvalidArgument("Padded dim ", d, " overflows int64");
+    }
   }
   c->set_output(0, Shape(out));
   return OkStatus();

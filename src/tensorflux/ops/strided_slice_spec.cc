@@ -31,7 +31,8 @@ Status ComputeStridedSlice(const PartialTensorShape& input, const StridedSliceAr
           " entries and ", (*v)->size());
     }
   }
-  if ((a.ellipsis_mask & (a.ellipsis_mask - 1)) != 0) {
+  const uint64_t ellipsis_bits = static_cast<uint64_t>(a.ellipsis_mask);
+  if ((ellipsis_bits & (ellipsis_bits - 1)) != 0) {
     return errors::InvalidArgument("Multiple ellipses in slice spec not allowed");
   }
   bool has_ellipsis = false;
@@ -140,6 +141,8 @@ Status ComputeStridedSlice(const PartialTensorShape& input, const StridedSliceAr
     }
     spec->begin[j] = b;
     spec->processing_shape[j] = size;
+    // With at most one element the stride is irrelevant; 1 keeps stride * dim stride in range.
+    if (size <= 1) spec->stride[j] = 1;
     const bool whole = stride == 1 && b == 0 && size == dim;
     if (!whole) identity = false;
     if (j > 0 ? !whole : stride != 1) dim0 = false;

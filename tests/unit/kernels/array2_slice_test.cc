@@ -267,6 +267,38 @@ TEST(Array2StridedSliceTest, Errors) {
   ExpectInvalid(RunStridedSlice(x, many).status(), "at most 8");
 }
 
+// Extreme begin/end/stride values clamp without overflow (a fuzzing regression: stride * dim
+// stride overflowed for a one-element dim), and all-ones masks are rejected or handled.
+TEST(Array2StridedSliceTest, ExtremeValues) {
+  Tensor x = Iota(DT_FLOAT, TensorShape({4, 5}));
+  KernelRunner r("StridedSlice");
+  r.Input(x)
+      .Input(I64({INT64_MAX, INT64_MIN}))
+      .Input(I64({INT64_MIN, INT64_MAX}))
+      .Input(I64({INT64_MIN, INT64_MAX}));
+  auto out = r.RunOne();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(DimsOf(*out), (std::vector<int64_t>{1, 1}));
+  EXPECT_THAT(ToDoubles(*out), ElementsAre(15));  // x[3, 0]
+  KernelRunner g("StridedSliceGrad");
+  g.Input(I64({4, 5}))
+      .Input(I64({INT64_MAX, INT64_MIN}))
+      .Input(I64({INT64_MIN, INT64_MAX}))
+      .Input(I64({INT64_MIN, INT64_MAX}))
+      .Input(Iota(DT_FLOAT, TensorShape({1, 1}), 2));
+  auto dx = g.RunOne();
+  ASSERT_TRUE(dx.ok()) << dx.status();
+  EXPECT_EQ(ToDoubles(*dx)[15], 2);
+  KernelRunner e("StridedSlice");
+  e.Input(x).Input(I32({0})).Input(I32({1})).Input(I32({1})).Attr("ellipsis_mask", int64_t{-1});
+  ExpectInvalid(e.Run().status(), "Multiple ellipses");
+  KernelRunner n("StridedSlice");
+  n.Input(x).Input(I32({0})).Input(I32({1})).Input(I32({1})).Attr("new_axis_mask", int64_t{-1});
+  auto na = n.RunOne();
+  ASSERT_TRUE(na.ok()) << na.status();
+  EXPECT_EQ(DimsOf(*na), (std::vector<int64_t>{1, 4, 5}));
+}
+
 TEST(Array2StridedSliceTest, ShapeFunction) {
   Encoded e = Encode({Sl(1, 3), kNew, Int(-1)});
   Tensor b = I64(e.begin), en = I64(e.end), s = I64(e.strides);

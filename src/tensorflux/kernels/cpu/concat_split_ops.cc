@@ -178,7 +178,9 @@ class ConcatOffsetOp : public OpKernel {
       for (int64_t d = 0; d < rank; ++d) {
         if (d == axis) {
           off[d] = offset;
-          offset += s[d];
+          OP_REQUIRES(ctx, s[d] >= 0 && !__builtin_add_overflow(offset, s[d], &offset),
+                      errors::InvalidArgument("input ", i, " has a bad size ", s[d],
+                                              " along concat_dim"));
         } else {
           OP_REQUIRES(ctx, s[d] == s0[d],
                       errors::InvalidArgument("input[", i, ",", d, "] mismatch: ", s[d],
