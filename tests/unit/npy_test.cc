@@ -2,6 +2,7 @@
 #include "tensorflux/core/npy.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -135,7 +136,7 @@ TEST(NpyTest, EncodesTheHeaderNumpyExpects) {
 }
 
 TEST(NpyTest, WritesFilesAndRejectsUnencodableDtypes) {
-  std::string path = ::testing::TempDir() + "/npy_test_roundtrip.npy";
+  std::string path = ::testing::TempDir() + "/npy_test_roundtrip_" + std::to_string(getpid()) + ".npy";
   Tensor t(DT_INT32, TensorShape({2, 2}));
   for (int i = 0; i < 4; ++i) t.data<int32_t>()[i] = i * 10;
   ASSERT_TRUE(WriteNpyFile(path, t).ok());

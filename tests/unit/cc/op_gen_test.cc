@@ -1,5 +1,6 @@
 // The C++ op wrapper generator: a class for every registered op, deterministic output.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -58,7 +59,7 @@ TEST(OpGenTest, EveryRegisteredOpHasAWrapper) {
 }
 
 TEST(OpGenTest, OutputIsDeterministic) {
-  const fs::path tmp = fs::path(::testing::TempDir()) / "op_gen_test";
+  const fs::path tmp = fs::path(::testing::TempDir()) / ("op_gen_test_" + std::to_string(getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp / "a");
   fs::create_directories(tmp / "b");

@@ -2,6 +2,7 @@
 #include "tensorflux/graph/saved_model.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -18,7 +19,7 @@ const std::string kHalfPlusTwo =
     std::string(TX_TEST_DATA_DIR) + "/tf-graphs/serving_matrix_half_plus_two";
 
 std::string TempDir(const std::string& name) {
-  fs::path p = fs::path(::testing::TempDir()) / ("saved_model_test_" + name);
+  fs::path p = fs::path(::testing::TempDir()) / ("saved_model_test_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();

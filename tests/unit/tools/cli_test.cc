@@ -1,6 +1,7 @@
 // The `tensorflux` command-line tool, run as a subprocess: output format, --save, inspect, and
 // `CODE: message` errors with exit status 1.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -38,7 +39,7 @@ std::string ReadAll(const std::string& path) {
 CliResult RunCli(const std::string& args) {
   static int counter = 0;
   const std::string err_path =
-      (fs::path(::testing::TempDir()) / ("cli_test_stderr_" + std::to_string(counter++))).string();
+      (fs::path(::testing::TempDir()) / ("cli_test_stderr_" + std::to_string(getpid()) + "_" + std::to_string(counter++))).string();
   const std::string cmd = std::string(TX_BIN_DIR) + "/tensorflux " + args + " 2>" + err_path;
   CliResult r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -107,7 +108,7 @@ TEST(CliTest, RustAdditionAndMultiplication) {
 }
 
 TEST(CliTest, SaveAndNpyFeeds) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "cli_test_save";
+  const fs::path dir = fs::path(::testing::TempDir()) / ("cli_test_save_" + std::to_string(getpid()));
   fs::remove_all(dir);
   // Feed x from a .npy file.
   Tensor x(DT_FLOAT, TensorShape({1, 3, 3}));
@@ -156,7 +157,7 @@ TEST(CliTest, Inspect) {
 
 // A text GraphDef with one Placeholder -> Identity pair per dtype, for literal parsing.
 std::string WriteDtypeGraph() {
-  const std::string path = (fs::path(::testing::TempDir()) / "cli_test_dtypes.pbtxt").string();
+  const std::string path = (fs::path(::testing::TempDir()) / ("cli_test_dtypes_" + std::to_string(getpid()) + ".pbtxt")).string();
   std::ofstream f(path);
   for (const char* dt : {"BOOL", "UINT8", "INT64", "DOUBLE", "HALF", "INT8"}) {
     std::string name = absl::AsciiStrToLower(dt);
@@ -247,7 +248,7 @@ TEST(CliTest, Errors) {
   ExpectError(RunCli("run " + kHalfPlusTwo + " --signature nope --fetch y"), "INVALID_ARGUMENT",
               "serving_default");
   // A file that is not a graph.
-  const std::string junk = (fs::path(::testing::TempDir()) / "cli_test_junk.pb").string();
+  const std::string junk = (fs::path(::testing::TempDir()) / ("cli_test_junk_" + std::to_string(getpid()) + ".pb")).string();
   {
     std::ofstream f(junk, std::ios::binary);
     f << std::string("\xff\xff\xff\xff\x0f not a graph", 16);
