@@ -11,20 +11,21 @@
 // pool, except the last one, which runs inline when nothing cheap is queued (so a chain never
 // leaves its thread). A kernel counts as expensive when it says so (OpKernel::IsExpensive) and
 // its measured cost (a moving average of cycles per Compute) is above about a pool hand-off.
-// Step state (slot and pending arrays) is recycled between steps.
+// Step state (slot and pending arrays) is recycled between steps. Locks are std::mutex (rare, off
+// the per-node path) so that ThreadSanitizer sees them.
 #include "tensorflux/runtime/executor.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <vector>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
 
 #include "absl/container/inlined_vector.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "tensorflux/framework/op_kernel.h"
 
@@ -50,7 +51,7 @@ uint32_t CurrentThreadTag() {
   return tag;
 }
 
-absl::Mutex g_step_stats_mu(absl::kConstInit);
+std::mutex g_step_stats_mu;
 
 struct OutEdge {
   int src_output;
@@ -140,9 +141,9 @@ class Step {
   CancellationManager* cm_ = nullptr;
   std::atomic<int64_t> outstanding_{0};
   std::atomic<bool> aborted_{false};
-  absl::Mutex mu_;
+  std::mutex mu_;
   Status status_;
-  absl::Mutex stats_mu_;
+  std::mutex stats_mu_;
   DeviceStepStats dev_stats_;
 };
 
@@ -163,7 +164,7 @@ class ExecutorImpl : public Executor {
     cost_[id].store(v, std::memory_order_relaxed);
   }
   void ReleaseStep(Step* s) const {
-    absl::MutexLock l(&free_mu_);
+    std::lock_guard<std::mutex> l(free_mu_);
     free_steps_.emplace_back(s);
   }
 
@@ -178,7 +179,7 @@ class ExecutorImpl : public Executor {
   int total_inputs_ = 0;
   std::unique_ptr<std::atomic<uint64_t>[]> cost_;
 
-  mutable absl::Mutex free_mu_;
+  mutable std::mutex free_mu_;
   mutable std::vector<std::unique_ptr<Step>> free_steps_;
 };
 
@@ -532,7 +533,7 @@ bool Step::NodeDone(const ReadyList& ready, ReadyQueue* q) {
 void Step::Abort(const Status& s) {
   bool first = false;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (status_.ok()) {
       status_ = s;
       first = true;
@@ -544,7 +545,7 @@ void Step::Abort(const Status& s) {
 
 NodeExecStats* Step::StartStats(const NodeItem& item) {
   const int64_t now = absl::GetCurrentTimeNanos();
-  absl::MutexLock l(&stats_mu_);
+  std::lock_guard<std::mutex> l(stats_mu_);
   NodeExecStats* st = dev_stats_.add_node_stats();
   st->set_node_name(item.node->name());
   st->set_all_start_micros(now / 1000);
@@ -555,7 +556,7 @@ NodeExecStats* Step::StartStats(const NodeItem& item) {
 
 void Step::EndStats(NodeExecStats* st, int64_t op_end_ns) {
   const int64_t end = absl::GetCurrentTimeNanos();
-  absl::MutexLock l(&stats_mu_);
+  std::lock_guard<std::mutex> l(stats_mu_);
   const int64_t start = st->all_start_nanos();
   st->set_op_start_rel_micros(0);
   st->set_op_start_rel_nanos(0);
@@ -568,11 +569,11 @@ void Step::EndStats(NodeExecStats* st, int64_t op_end_ns) {
 void Step::Finish() {
   Status s;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     s = status_;
   }
   if (args_.step_stats != nullptr) {
-    absl::MutexLock l(&g_step_stats_mu);
+    std::lock_guard<std::mutex> l(g_step_stats_mu);
     DeviceStepStats* d = args_.step_stats->add_dev_stats();
     *d = std::move(dev_stats_);
     d->set_device(impl_->params_.device->name());
@@ -597,7 +598,7 @@ void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) {
   }
   if (items_.empty()) {
     if (args.step_stats != nullptr) {
-      absl::MutexLock l(&g_step_stats_mu);
+      std::lock_guard<std::mutex> l(g_step_stats_mu);
       args.step_stats->add_dev_stats()->set_device(params_.device->name());
     }
     done(OkStatus());
@@ -605,7 +606,7 @@ void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) {
   }
   Step* step = nullptr;
   {
-    absl::MutexLock l(&free_mu_);
+    std::lock_guard<std::mutex> l(free_mu_);
     if (!free_steps_.empty()) {
       step = free_steps_.back().release();
       free_steps_.pop_back();
@@ -625,13 +626,18 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(const ExecutorParams& param
 }
 
 Status Executor::Run(const Args& args) {
-  absl::Notification n;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
   Status result;
   RunAsync(args, [&](const Status& s) {
+    std::lock_guard<std::mutex> l(mu);
     result = s;
-    n.Notify();
+    finished = true;
+    cv.notify_one();
   });
-  n.WaitForNotification();
+  std::unique_lock<std::mutex> l(mu);
+  cv.wait(l, [&] { return finished; });
   return result;
 }
 

@@ -1,11 +1,13 @@
 #include "tensorflux/runtime/local_session.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "tensorflux/framework/call_frame.h"
 #include "tensorflux/framework/cancellation.h"
@@ -87,7 +89,7 @@ LocalSession::~LocalSession() {
 }
 
 Status LocalSession::Create(const GraphDef& graph) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   if (closed_) return ClosedError();
   if (graph_ != nullptr) {
     return errors::FailedPrecondition(
@@ -98,7 +100,7 @@ Status LocalSession::Create(const GraphDef& graph) {
 }
 
 Status LocalSession::Extend(const GraphDef& graph) {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   if (closed_) return ClosedError();
   return ExtendLocked(graph);
 }
@@ -133,7 +135,7 @@ Status LocalSession::ExtendLocked(const GraphDef& ext) {
 }
 
 Status LocalSession::Close() {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   closed_ = true;
   executors_.clear();
   graph_.reset();
@@ -142,7 +144,7 @@ Status LocalSession::Close() {
 }
 
 int LocalSession::NumCachedExecutors() const {
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   return static_cast<int>(executors_.size());
 }
 
@@ -151,7 +153,7 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
     const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (closed_) return ClosedError();
     auto it = executors_.find(key);
     if (it != executors_.end()) return it->second;
@@ -165,7 +167,7 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   auto entry = std::make_shared<ExecutorEntry>();
   TX_ASSIGN_OR_RETURN(entry->executor, Executor::Create(params, std::move(g)));
   entry->num_retvals = static_cast<int>(fetches.size());
-  absl::MutexLock l(&mu_);
+  std::lock_guard<std::mutex> l(mu_);
   if (closed_) return ClosedError();
   auto [it, inserted] = executors_.emplace(key, entry);
   return it->second;
@@ -178,7 +180,7 @@ Status LocalSession::Run(const RunOptions& run_options,
                          std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
   std::shared_ptr<const Graph> graph;
   {
-    absl::MutexLock l(&mu_);
+    std::lock_guard<std::mutex> l(mu_);
     if (closed_) return ClosedError();
     graph = graph_;
   }
@@ -257,16 +259,23 @@ Status LocalSession::Run(const RunOptions& run_options,
   Status s;
   if (timeout_ms > 0) {
     // The executor runs cheap nodes on this thread, so a watchdog thread enforces the deadline.
-    absl::Notification finished;
+    std::mutex wmu;
+    std::condition_variable wcv;
+    bool finished = false;
     std::atomic<bool> timed_out{false};
     std::thread watchdog([&] {
-      if (!finished.WaitForNotificationWithTimeout(absl::Milliseconds(timeout_ms))) {
+      std::unique_lock<std::mutex> l(wmu);
+      if (!wcv.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] { return finished; })) {
         timed_out.store(true);
         cm.StartCancel();
       }
     });
     s = entry->executor->Run(ea);
-    finished.Notify();
+    {
+      std::lock_guard<std::mutex> l(wmu);
+      finished = true;
+    }
+    wcv.notify_one();
     watchdog.join();
     if (timed_out.load() && !s.ok()) {
       s = errors::DeadlineExceeded("Step ", ea.step_id, " timed out after ", timeout_ms,

@@ -34,12 +34,12 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/devices/cpu_device.h"
 #include "tensorflux/graph/graph.h"
@@ -72,7 +72,7 @@ class LocalSession : public Session {
     int num_retvals = 0;
   };
 
-  Status ExtendLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Status ExtendLocked(const GraphDef& graph);  // mu_ held
   StatusOr<std::shared_ptr<ExecutorEntry>> GetOrCreateExecutor(
       const std::shared_ptr<const Graph>& graph, const std::string& key,
       const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
@@ -83,11 +83,12 @@ class LocalSession : public Session {
   std::unique_ptr<ThreadPool> inter_op_pool_;  // nullptr: run on the calling thread
   std::atomic<int64_t> next_step_id_{1};
 
-  mutable absl::Mutex mu_;
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  GraphDef graph_def_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<const Graph> graph_ ABSL_GUARDED_BY(mu_);  // null until a graph is created
-  absl::flat_hash_map<std::string, std::shared_ptr<ExecutorEntry>> executors_ ABSL_GUARDED_BY(mu_);
+  // Guards the members below (std::mutex, visible to ThreadSanitizer; never held while running).
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  GraphDef graph_def_;
+  std::shared_ptr<const Graph> graph_;  // null until a graph is created
+  absl::flat_hash_map<std::string, std::shared_ptr<ExecutorEntry>> executors_;
 };
 
 }  // namespace tensorflux

@@ -99,7 +99,7 @@ TEST(MatMulOpTest, Float32AllTransposesAndSizes) {
   const std::vector<Dims> sizes = {
       {1, 1, 1},    {2, 3, 4},     {1, 17, 5},   // 1xK row vector times a matrix
       {7, 1, 9},    {1, 1, 300},                 // Kx1 column results, a long dot product
-      {33, 65, 17}, {70, 80, 90},                // below / above the small-product threshold
+      {33, 65, 17}, {90, 100, 110},              // below / above the small-product threshold
       {128, 128, 128}, {1, 300, 1000}, {257, 3, 513},
   };
   for (const Dims& d : sizes) {
@@ -111,7 +111,7 @@ TEST(MatMulOpTest, Float32AllTransposesAndSizes) {
 
 TEST(MatMulOpTest, EveryDtype) {
   for (DataType dt : {DT_DOUBLE, DT_INT32, DT_INT64, DT_HALF, DT_BFLOAT16}) {
-    for (const Dims& d : std::vector<Dims>{{1, 1, 1}, {3, 5, 4}, {1, 9, 6}, {70, 80, 90}}) {
+    for (const Dims& d : std::vector<Dims>{{1, 1, 1}, {3, 5, 4}, {1, 9, 6}, {90, 100, 110}}) {
       for (bool ta : {false, true}) {
         for (bool tb : {false, true}) CheckMatMul(dt, d.m, d.n, d.k, ta, tb);
       }
@@ -122,8 +122,8 @@ TEST(MatMulOpTest, EveryDtype) {
 TEST(MatMulOpTest, ParallelIntegerPathOnAnIntraOpPool) {
   test::TestCpuDevice device(/*intra_op_threads=*/3);
   for (DataType dt : {DT_INT32, DT_INT64}) {
-    CheckMatMul(dt, 97, 65, 81, false, false, &device);
-    CheckMatMul(dt, 97, 65, 81, true, true, &device);
+    CheckMatMul(dt, 121, 97, 83, false, false, &device);
+    CheckMatMul(dt, 121, 97, 83, true, true, &device);
   }
 }
 

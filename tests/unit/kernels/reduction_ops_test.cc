@@ -138,6 +138,33 @@ void CheckAllSubsets(const std::vector<int64_t>& dims) {
 TEST(ReductionOpsTest, EveryAxesSubsetRank3) { CheckAllSubsets({2, 3, 4}); }
 TEST(ReductionOpsTest, EveryAxesSubsetRank4WithUnitDim) { CheckAllSubsets({3, 1, 4, 5}); }
 
+TEST(ReductionOpsTest, ParallelPathMatchesSerialAndReference) {
+  // Big enough to shard over the leading kept group on a 4-thread pool.
+  test::TestCpuDevice pool_device(4);
+  const std::vector<std::vector<int64_t>> shapes = {{64, 1000}, {16, 50, 60}, {40, 3, 300}};
+  const std::vector<std::vector<int32_t>> axes_list = {{1}, {1}, {1}};
+  for (size_t c = 0; c < shapes.size(); ++c) {
+    const TensorShape shape(shapes[c]);
+    std::vector<double> vals(shape.num_elements());
+    for (size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<double>((i * 31) % 97) / 8 - 6;
+    for (const char* op : {"Sum", "Max", "Mean"}) {
+      const Tensor x = FromDoubles(DT_FLOAT, shape, vals);
+      KernelRunner par(op);
+      par.Input(x).Input(Axes(axes_list[c])).Attr("keep_dims", false).OnDevice(&pool_device);
+      auto p = par.RunOne();
+      auto s = Reduce(op, x, Axes(axes_list[c]));
+      ASSERT_TRUE(p.ok() && s.ok()) << p.status() << s.status();
+      EXPECT_EQ(ToDoubles(*p), ToDoubles(*s)) << op << " case " << c;  // same order: exact
+      std::set<int> axes(axes_list[c].begin(), axes_list[c].end());
+      const std::vector<double> want = Reference(op, ToDoubles(x), shapes[c], axes, false);
+      const std::vector<double> got = ToDoubles(*p);
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_NEAR(got[i], want[i], 1e-4 * std::max(1.0, std::abs(want[i]))) << op << " " << i;
+      }
+    }
+  }
+}
+
 TEST(ReductionOpsTest, HandWorkedSum) {
   // [[1, 2, 3], [4, 5, 6]]: rows sum to 6, 15; columns to 5, 7, 9.
   const Tensor x = AsTensor<float>({1, 2, 3, 4, 5, 6}, {2, 3});

@@ -1,13 +1,13 @@
 // MatMul on the CPU (TensorFlow's MatMul op: product[M,N] = op(a) x op(b)).
 //
 // float32: oneDNN's dnnl_sgemm when built with it (TX_HAVE_DNNL), else OpenBLAS cblas_sgemm.
-// oneDNN was chosen by measurement (bench/matmul_bench.cc, docs/PERFORMANCE.md): on this
-// machine OpenBLAS is pinned to its Haswell (AVX2) kernels by OPENBLAS_CORETYPE, while oneDNN's
-// JIT uses AVX-512 and gets about twice the throughput at 512 and above. Both libraries
-// parallelize internally over all cores (oneDNN via OpenMP, OpenBLAS via its pthread pool), so
-// this kernel does not add threads of its own to their path. Small products (below
-// kSmallGemmFlops) take the single-threaded Eigen path: there the libraries' thread start-up
-// costs more than the arithmetic.
+// oneDNN was chosen by measurement (bench/matmul_bench.cc): on this 2-core AVX-512 machine
+// OpenBLAS is pinned to its Haswell (AVX2) kernels by OPENBLAS_CORETYPE and reaches about
+// 190 GFLOP/s at N = 1024, while oneDNN's AVX-512 JIT reaches about 380 (the FMA peak is about
+// 415). Both libraries parallelize internally over all cores (oneDNN through an OpenMP team per
+// calling thread, OpenBLAS through its pthread pool), so this kernel adds no threads of its own
+// to that path. Products below kSmallGemmFlops multiply-adds take the single-threaded Eigen path,
+// where the libraries' fork/join would cost more than the arithmetic.
 // float64: cblas_dgemm. half, bfloat16: converted to float32, multiplied with the float32 path,
 // rounded back. int32, int64: Eigen, rows of the product split over the intra-op pool.
 #include <cstdint>
@@ -34,8 +34,9 @@ template <typename T>
 using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Below this many multiply-adds the single-threaded Eigen product beats the libraries' threaded
-// GEMM, whose fork/join overhead is several microseconds.
-constexpr int64_t kSmallGemmFlops = int64_t{64} * 64 * 64;
+// GEMM, whose fork/join costs a few microseconds (measured here: at 64^3 Eigen takes 4.3 us and
+// dnnl_sgemm 7.3 us; at 80^3 they tie; at 96^3 dnnl_sgemm wins, 9.9 us against 13.1 us).
+constexpr int64_t kSmallGemmFlops = int64_t{80} * 80 * 80;
 
 struct GemmDims {
   int64_t m, n, k;

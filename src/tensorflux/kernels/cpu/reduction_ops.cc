@@ -7,6 +7,7 @@
 // innermost group runs as a contiguous loop (a dot-style accumulate when it is reduced, an
 // elementwise accumulate into the output row when it is kept). Accumulation is in the input type,
 // except half/bfloat16 (float) and integers (unsigned arithmetic: wraps, no overflow UB).
+// Large inputs whose leading group is kept are sharded over that group on the intra-op pool.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflux/core/threadpool.h"
 #include "tensorflux/framework/op_kernel.h"
 
 namespace tensorflux {
@@ -151,9 +153,56 @@ Status ReadReductionAxes(OpKernelContext* ctx, const Tensor& axes, int rank,
   return OkStatus();
 }
 
+// Accumulates indices [first, last) of group 0 into acc (output offsets are disjoint between
+// disjoint ranges when group 0 is kept, so ranges can run in parallel).
+template <typename Reducer, typename T, typename A>
+void ReduceRange(const T* x, const std::vector<int64_t>& sizes, const std::vector<bool>& reduced,
+                 const std::vector<int64_t>& ostride, int64_t first, int64_t last, A* acc) {
+  const int k = static_cast<int>(sizes.size());
+  if (k == 1) {
+    if (reduced[0]) {
+      A a = acc[0];
+      for (int64_t j = first; j < last; ++j) a = Reducer::Op(a, static_cast<A>(x[j]));
+      acc[0] = a;
+    } else {
+      for (int64_t j = first; j < last; ++j) acc[j] = Reducer::Op(acc[j], static_cast<A>(x[j]));
+    }
+    return;
+  }
+  int64_t in_stride0 = 1;
+  for (int g = 1; g < k; ++g) in_stride0 *= sizes[g];
+  const int64_t inner = sizes[k - 1];
+  const bool inner_reduced = reduced[k - 1];
+  std::vector<int64_t> idx(k, 0);
+  idx[0] = first;
+  int64_t o = first * ostride[0];
+  const int64_t end = last * in_stride0;
+  for (int64_t base = first * in_stride0; base < end; base += inner) {
+    const T* row = x + base;
+    if (inner_reduced) {
+      A a = acc[o];
+      for (int64_t j = 0; j < inner; ++j) a = Reducer::Op(a, static_cast<A>(row[j]));
+      acc[o] = a;
+    } else {
+      A* dst = acc + o;
+      for (int64_t j = 0; j < inner; ++j) dst[j] = Reducer::Op(dst[j], static_cast<A>(row[j]));
+    }
+    // Advance the odometer over groups k-2 .. 0.
+    for (int g = k - 2; g >= 0; --g) {
+      o += ostride[g];
+      if (++idx[g] < sizes[g]) break;
+      o -= ostride[g] * sizes[g];
+      idx[g] = 0;
+    }
+  }
+}
+
+// Work below this many input elements runs on the calling thread.
+constexpr int64_t kMinParallelElements = 32768;
+
 template <typename Reducer, typename T>
 void ReduceTyped(const T* x, const std::vector<int64_t>& sizes, const std::vector<bool>& reduced,
-                 int64_t in_n, int64_t out_n, T* out) {
+                 int64_t in_n, int64_t out_n, T* out, ThreadPool* pool) {
   using A = typename AccOf<T>::type;
   // Not std::vector: vector<bool> has no data().
   std::unique_ptr<A[]> acc(new A[static_cast<size_t>(out_n)]);
@@ -169,27 +218,14 @@ void ReduceTyped(const T* x, const std::vector<int64_t>& sizes, const std::vecto
         s *= sizes[g];
       }
     }
-    const int64_t inner = sizes[k - 1];
-    const bool inner_reduced = reduced[k - 1];
-    std::vector<int64_t> idx(k, 0);
-    int64_t o = 0;
-    for (int64_t base = 0; base < in_n; base += inner) {
-      const T* row = x + base;
-      if (inner_reduced) {
-        A a = acc[o];
-        for (int64_t j = 0; j < inner; ++j) a = Reducer::Op(a, static_cast<A>(row[j]));
-        acc[o] = a;
-      } else {
-        A* dst = acc.get() + o;
-        for (int64_t j = 0; j < inner; ++j) dst[j] = Reducer::Op(dst[j], static_cast<A>(row[j]));
-      }
-      // Advance the odometer over groups k-2 .. 0.
-      for (int g = k - 2; g >= 0; --g) {
-        o += ostride[g];
-        if (++idx[g] < sizes[g]) break;
-        o -= ostride[g] * sizes[g];
-        idx[g] = 0;
-      }
+    A* a = acc.get();
+    if (pool != nullptr && pool->NumThreads() > 1 && k >= 2 && !reduced[0] &&
+        in_n >= kMinParallelElements) {
+      pool->ParallelFor(sizes[0], in_n / sizes[0], [&](int64_t b, int64_t e) {
+        ReduceRange<Reducer, T, A>(x, sizes, reduced, ostride, b, e, a);
+      });
+    } else {
+      ReduceRange<Reducer, T, A>(x, sizes, reduced, ostride, 0, k == 1 ? in_n : sizes[0], a);
     }
   }
   const int64_t count = out_n > 0 ? in_n / out_n : 0;
@@ -252,7 +288,7 @@ class ReductionOp : public OpKernel {
                      using T = typename decltype(tag)::type;
                      if constexpr (Reducer::template kSupports<T>) {
                        ReduceTyped<Reducer, T>(input.data<T>(), sizes, reduced, in_n, out_n,
-                                               out->data<T>());
+                                               out->data<T>(), ctx->intra_op_thread_pool());
                        return OkStatus();
                      } else {
                        return errors::InvalidArgument(type_string(), " does not support dtype ",
