@@ -279,3 +279,59 @@ def test_unsorted_segment_sum_dynamic_stitch(graph):
     merged = run(tx.dynamic_stitch([[0, 2], [1]], [np.array([[1., 2.], [3., 4.]]),
                                                     np.array([[5., 6.]])]))
     np.testing.assert_array_equal(merged, [[1, 2], [5, 6], [3, 4]])
+
+
+# ---------------------------------------------------------------- gradients through tx.gradients
+
+def _gradients_available():
+    return hasattr(tx, "gradients")
+
+
+GRAD_CASES = [
+    # (name, f(x) built from a placeholder, x's shape); x is used once in each (no AddN needed)
+    ("getitem", lambda x: x[1:, ::-2, 2], (4, 5, 6)),
+    ("transpose", lambda x: tx.transpose(x, [2, 0, 1]), (2, 3, 4)),
+    ("concat", lambda x: tx.concat([np.ones((2, 1)), x, np.zeros((2, 2))], 1), (2, 3)),
+    ("split", lambda x: tx.split(x, [1, 2], axis=1)[1], (2, 3)),
+    ("stack_unstack", lambda x: tx.stack(tx.unstack(x, axis=1)[::-1], axis=0), (2, 3)),
+    ("tile", lambda x: tx.tile(x, [2, 3]), (2, 2)),
+    ("pad", lambda x: tx.pad(x, [[1, 0], [2, 2]], constant_values=3.0), (2, 3)),
+    ("gather", lambda x: tx.gather(x, [[2, 0], [2, 2]], axis=1), (3, 4)),
+    ("broadcast_to", lambda x: tx.broadcast_to(x, [4, 2, 3]), (2, 1)),
+    ("expand_squeeze", lambda x: tx.squeeze(tx.expand_dims(x, 0)), (3, 2)),
+]
+
+
+@pytest.mark.parametrize("name,fn,shape", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_gradients_match_finite_differences(graph, name, fn, shape):
+    if not _gradients_available():
+        pytest.skip("tx.gradients is not in this build")
+    x0 = RNG.standard_normal(shape)
+    x = tx.placeholder(tx.float64, shape)
+    y = fn(x)
+    w = tx.constant(RNG.standard_normal(y.shape.as_list()))
+    loss = tx.reduce_sum(y * w) if hasattr(tx, "reduce_sum") else None
+    if loss is None:
+        pytest.skip("tx.reduce_sum is not in this build")
+    (g,) = tx.gradients(loss, [x])
+    with tx.Session(graph=graph) as sess:
+        got = sess.run(g, {x: x0})
+        f = lambda v: sess.run(loss, {x: v})  # noqa: E731
+        num = np.zeros_like(x0)
+        eps = 1e-6
+        for i in np.ndindex(*shape):
+            xp, xm = x0.copy(), x0.copy()
+            xp[i] += eps
+            xm[i] -= eps
+            num[i] = (f(xp) - f(xm)) / (2 * eps)
+    np.testing.assert_allclose(got, num, rtol=1e-6, atol=1e-6)
+
+
+def test_stop_gradient_blocks(graph):
+    if not _gradients_available():
+        pytest.skip("tx.gradients is not in this build")
+    x = tx.placeholder(tx.float64, [3])
+    y = x * tx.stop_gradient(x)
+    (g,) = tx.gradients(y, [x])
+    v = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(run(g, {x: v}), v)
