@@ -14,6 +14,8 @@
 #include "absl/strings/ascii.h"
 #include "tensorflux/core/npy.h"
 
+#include "cli_runner.h"
+
 namespace tensorflux {
 namespace {
 
@@ -22,48 +24,10 @@ namespace fs = std::filesystem;
 const std::string kGraphs = std::string(TX_TEST_DATA_DIR) + "/tf-graphs/";
 const std::string kHalfPlusTwo = kGraphs + "serving_matrix_half_plus_two";
 
-struct CliResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs `tensorflux ARGS` through the shell (ARGS is shell text: quote brackets).
-CliResult RunCli(const std::string& args) {
-  static int counter = 0;
-  const std::string err_path =
-      (fs::path(::testing::TempDir()) / ("cli_test_stderr_" + std::to_string(getpid()) + "_" + std::to_string(counter++))).string();
-  const std::string cmd = std::string(TX_BIN_DIR) + "/tensorflux " + args + " 2>" + err_path;
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = ReadAll(err_path);
-  fs::remove(err_path);
-  return r;
-}
-
-// Exit status 1 and exactly one stderr line "CODE: message" with the given code.
-void ExpectError(const CliResult& r, const std::string& code, const std::string& fragment = "") {
-  EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_TRUE(std::regex_match(r.err, std::regex("[A-Z_]+: [^\n]+\n"))) << "stderr: " << r.err;
-  EXPECT_EQ(r.err.substr(0, code.size() + 2), code + ": ") << r.err;
-  if (!fragment.empty()) {
-    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
-  }
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
+using cli_test::CliResult;
+using cli_test::ExpectError;
+using cli_test::ReadAll;
+using cli_test::RunCli;
 
 TEST(CliTest, Help) {
   auto r = RunCli("--help");
