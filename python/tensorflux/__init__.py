@@ -52,6 +52,7 @@ from tensorflux.client.session import (
     InteractiveSession, Session, get_default_session)
 from tensorflux import math
 from tensorflux import linalg
+from tensorflux import nn
 from tensorflux import random
 from tensorflux import raw_ops
 

@@ -82,8 +82,10 @@ def minimum(x, y, name=None):
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None):
-    """op(a) @ op(b) for rank-2 a [M,K] and b [K,N] (MatMul); adjoint equals transpose for real
-    types."""
+    """op(a) @ op(b). Rank-2 a [M,K] and b [K,N] give MatMul; when either has rank > 2 (or an
+    unknown rank) the product is batched (BatchMatMulV2): a [..., M, K] x b [..., K, N] ->
+    [..., M, N], the batch dims broadcasting by NumPy rules. Adjoint equals transpose for real
+    types (for batched inputs both transpose the last two dims)."""
     if a_is_sparse or b_is_sparse:
         raise NotImplementedError("tx.matmul: sparse inputs are not supported")
     if transpose_a and adjoint_a:
@@ -93,12 +95,14 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     with ops.name_scope(name, "MatMul", [a, b]) as scope:
         a = ops.convert_to_tensor(a, name="a")
         b = ops.convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
+        ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
         for t in (a, b):
-            if t.shape.ndims is not None and t.shape.ndims != 2:
-                raise ValueError("tx.matmul supports rank-2 inputs only (BatchMatMul is not "
-                                 "available); %s has shape %s" % (t.name, t.shape))
-        return apply_op("MatMul", a=a, b=b, transpose_a=bool(transpose_a or adjoint_a),
-                        transpose_b=bool(transpose_b or adjoint_b), name=scope)
+            if t.shape.ndims is not None and t.shape.ndims < 2:
+                raise ValueError("tx.matmul needs inputs of rank >= 2; %s has shape %s"
+                                 % (t.name, t.shape))
+        if a.shape.ndims == 2 and b.shape.ndims == 2:
+            return apply_op("MatMul", a=a, b=b, transpose_a=ta, transpose_b=tb, name=scope)
+        return apply_op("BatchMatMulV2", x=a, y=b, adj_x=ta, adj_y=tb, name=scope)
 
 
 def cast(x, dtype, name=None):

@@ -1,5 +1,15 @@
-// MatMul: TensorFlow's op (inputs a, b; attrs transpose_a, transpose_b, T).
-//   a: [M, K] (or [K, M] with transpose_a), b: [K, N] (or [N, K] with transpose_b) -> [M, N].
+// MatMul and BatchMatMulV2: TensorFlow's ops.
+//   MatMul(a, b; transpose_a, transpose_b, T):
+//     a: [M, K] (or [K, M] with transpose_a), b: [K, N] (or [N, K] with transpose_b) -> [M, N].
+//   BatchMatMulV2(x, y; adj_x, adj_y, T):
+//     x: [..., M, K] (or [..., K, M] with adj_x), y: [..., K, N] (or [..., N, K] with adj_y),
+//     rank >= 2 each; the batch dims "..." broadcast by NumPy rules -> [broadcast..., M, N].
+// T: bfloat16, half, float, double, int32, int64. Errors (INVALID_ARGUMENT naming the node): a
+// rank below 2, unequal inner dims, batch dims that do not broadcast.
+// CPU kernels: kernels/cpu/matmul_op.cc; gradients: gradients/math_grad.cc (MatMul),
+// gradients/batch_matmul_grad.cc (BatchMatMulV2).
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/shape_inference.h"
@@ -35,7 +45,62 @@ Status MatMulShape(InferenceContext* c) {
   return OkStatus();
 }
 
+Status BatchMatMulV2Shape(InferenceContext* c) {
+  bool adj_x = false, adj_y = false;
+  TX_RETURN_IF_ERROR(c->GetAttr("adj_x", &adj_x));
+  TX_RETURN_IF_ERROR(c->GetAttr("adj_y", &adj_y));
+  const PartialTensorShape& x = c->input(0);
+  const PartialTensorShape& y = c->input(1);
+  for (int i = 0; i < 2; ++i) {
+    const PartialTensorShape& s = c->input(i);
+    if (!s.unknown_rank() && s.dims() < 2) {
+      return errors::InvalidArgument("Shape must be at least rank 2 but is rank ", s.dims(),
+                                     " for '", c->node_def().name(),
+                                     "' (op: 'BatchMatMulV2') input ", i, " with shape ",
+                                     s.DebugString());
+    }
+  }
+  if (x.unknown_rank() || y.unknown_rank()) {
+    c->set_output(0, PartialTensorShape::UnknownRank());
+    return OkStatus();
+  }
+  const int rx = x.dims(), ry = y.dims();
+  const int64_t m = x.dim_size(rx - (adj_x ? 1 : 2));
+  const int64_t kx = x.dim_size(rx - (adj_x ? 2 : 1));
+  const int64_t ky = y.dim_size(ry - (adj_y ? 1 : 2));
+  const int64_t n = y.dim_size(ry - (adj_y ? 2 : 1));
+  if (kx >= 0 && ky >= 0 && kx != ky) {
+    return errors::InvalidArgument("Dimensions must be equal, but are ", kx, " and ", ky,
+                                   " for '", c->node_def().name(),
+                                   "' (op: 'BatchMatMulV2') with input shapes: ",
+                                   x.DebugString(), ", ", y.DebugString(), ".");
+  }
+  const PartialTensorShape bx(x.dim_sizes().subspan(0, rx - 2));
+  const PartialTensorShape by(y.dim_sizes().subspan(0, ry - 2));
+  auto batch = shape_inference::BroadcastShapes(bx, by);
+  if (!batch.ok()) {
+    return errors::InvalidArgument("In[0] and In[1] must have compatible batch dimensions: ",
+                                   x.DebugString(), " vs. ", y.DebugString(), " for '",
+                                   c->node_def().name(), "' (op: 'BatchMatMulV2')");
+  }
+  std::vector<int64_t> dims(batch->dim_sizes().begin(), batch->dim_sizes().end());
+  dims.push_back(m);
+  dims.push_back(n);
+  c->set_output(0, PartialTensorShape(dims));
+  return OkStatus();
+}
+
 }  // namespace
+
+REGISTER_OP("BatchMatMulV2")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("output: T")
+    .Attr("T: {bfloat16, half, float, double, int32, int64}")
+    .Attr("adj_x: bool = false")
+    .Attr("adj_y: bool = false")
+    .SetShapeFn(BatchMatMulV2Shape)
+    .Doc("output[..., M, N] = op(x)[..., M, K] x op(y)[..., K, N]; batch dims broadcast.");
 
 REGISTER_OP("MatMul")
     .Input("a: T")
