@@ -1,0 +1,57 @@
+// A small internal helper for CPU kernels that call oneDNN primitives (pooling, batch norm,
+// convolution): the process's CPU engine, an NHWC memory descriptor, and a wrapper that turns
+// oneDNN's C++ exceptions into a Status so none crosses a kernel boundary.
+//
+// Only for kernels built with TX_HAVE_DNNL (CMake defines it when oneDNN is found); each such
+// kernel keeps a plain C++ path for the build without it. oneDNN keeps its own cache of
+// created primitives (keyed by the primitive descriptor), so kernels create their primitive per
+// Compute call: a repeated shape costs a cache lookup, not a JIT compile. oneDNN parallelizes
+// primitives over its own OpenMP team on the calling thread.
+#pragma once
+
+#ifdef TX_HAVE_DNNL
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflux/core/status.h"
+
+namespace tensorflux {
+namespace dnnl_util {
+
+// The CPU engine (index 0), created once.
+dnnl::engine& CpuEngine();
+
+// A 4-D memory descriptor for an [N, H, W, C] tensor stored NHWC (oneDNN's logical dims are
+// always N, C, H, W; the format tag says how they are laid out).
+inline dnnl::memory::desc Nhwc(int64_t n, int64_t h, int64_t w, int64_t c,
+                               dnnl::memory::data_type dt = dnnl::memory::data_type::f32) {
+  return dnnl::memory::desc({n, c, h, w}, dt, dnnl::memory::format_tag::nhwc);
+}
+
+// A memory object over a tensor's buffer (not owned; oneDNN only reads or writes through it).
+inline dnnl::memory Wrap(const dnnl::memory::desc& md, const void* data) {
+  return dnnl::memory(md, CpuEngine(), const_cast<void*>(data));
+}
+
+// Runs fn(stream) on a fresh stream of CpuEngine() and waits for it. A dnnl::error thrown while
+// creating descriptors or primitives inside fn becomes INTERNAL "<what>: oneDNN ... (status N)".
+template <typename Fn>
+Status Run(std::string_view what, Fn&& fn) {
+  try {
+    dnnl::stream stream(CpuEngine());
+    std::forward<Fn>(fn)(stream);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    return errors::Internal(what, ": oneDNN error: ", e.what(), " (status ",
+                            static_cast<int>(e.status), ")");
+  }
+  return OkStatus();
+}
+
+}  // namespace dnnl_util
+}  // namespace tensorflux
+#endif  // TX_HAVE_DNNL
