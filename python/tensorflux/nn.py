@@ -1,5 +1,10 @@
 """tx.nn: neural-network functions under their tf.nn (TF 1.x) names."""
 
+from tensorflux.ops.conv_ops import conv2d  # noqa: F401
+from tensorflux.ops.conv_ops import conv2d_backprop_filter  # noqa: F401
+from tensorflux.ops.conv_ops import conv2d_backprop_input  # noqa: F401
+from tensorflux.ops.conv_ops import depthwise_conv2d  # noqa: F401
+from tensorflux.ops.conv_ops import depthwise_conv2d_native  # noqa: F401
 from tensorflux.ops.nn_ops import bias_add  # noqa: F401
 from tensorflux.ops.nn_ops import l2_loss  # noqa: F401
 from tensorflux.ops.nn_ops import log_softmax  # noqa: F401

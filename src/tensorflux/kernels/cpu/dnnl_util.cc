@@ -9,6 +9,11 @@ dnnl::engine& CpuEngine() {
   return *engine;
 }
 
+dnnl::stream& ThreadStream() {
+  thread_local dnnl::stream stream(CpuEngine());
+  return stream;
+}
+
 }  // namespace dnnl_util
 }  // namespace tensorflux
 #endif  // TX_HAVE_DNNL

@@ -2,15 +2,22 @@
 // convolution): the process's CPU engine, an NHWC memory descriptor, and a wrapper that turns
 // oneDNN's C++ exceptions into a Status so none crosses a kernel boundary.
 //
+// Threading: Debian's libdnnl uses the OpenMP runtime (libgomp): a primitive executed from a
+// thread runs on that thread's OpenMP team (omp_get_max_threads() threads, all cores unless
+// OMP_NUM_THREADS says otherwise), so kernels add no threads of their own around a primitive.
+//
 // Only for kernels built with TX_HAVE_DNNL (CMake defines it when oneDNN is found); each such
 // kernel keeps a plain C++ path for the build without it. oneDNN keeps its own cache of
 // created primitives (keyed by the primitive descriptor), so kernels create their primitive per
-// Compute call: a repeated shape costs a cache lookup, not a JIT compile. oneDNN parallelizes
+// Compute call: a repeated shape costs a cache lookup, not a JIT compile. (The convolution
+// kernels also keep their primitives per kernel instance, which skips creating the descriptors.) oneDNN parallelizes
 // primitives over its own OpenMP team on the calling thread.
 #pragma once
 
 #ifdef TX_HAVE_DNNL
 #include <cstdint>
+#include <exception>
+#include <new>
 #include <string_view>
 #include <utility>
 
@@ -50,6 +57,26 @@ Status Run(std::string_view what, Fn&& fn) {
                             static_cast<int>(e.status), ")");
   }
   return OkStatus();
+}
+
+// An in-order stream on CpuEngine() owned by the calling thread, for kernels that execute on
+// every call and do not want to create a stream each time (streams are not shared between
+// threads; primitives and the engine are).
+dnnl::stream& ThreadStream();
+
+// Runs fn() (returning Status) and turns a oneDNN or other C++ exception escaping it into
+// INTERNAL "<what>: oneDNN error <status>: <message>" (RESOURCE_EXHAUSTED for bad_alloc).
+template <typename Fn>
+Status Guard(std::string_view what, Fn&& fn) {
+  try {
+    return std::forward<Fn>(fn)();
+  } catch (const dnnl::error& e) {
+    return errors::Internal(what, ": oneDNN error ", static_cast<int>(e.status), ": ", e.what());
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted(what, ": out of memory in oneDNN");
+  } catch (const std::exception& e) {
+    return errors::Internal(what, ": ", e.what());
+  }
 }
 
 }  // namespace dnnl_util

@@ -1,0 +1,214 @@
+// float32 convolution through oneDNN primitives, cached per kernel (see conv_impl.h).
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/cpu/conv_impl.h"
+#include "tensorflux/kernels/cpu/dnnl_util.h"
+
+namespace tensorflux {
+namespace conv {
+
+#ifndef TX_HAVE_DNNL
+std::unique_ptr<DnnlConvCache> NewDnnlConvCache() { return nullptr; }
+#else
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+// Kernels see few distinct shapes; a graph fed with changing shapes should not grow without bound.
+constexpr size_t kMaxCachedPrimitives = 32;
+
+// One argument of a primitive: the user's layout, the primitive's, and the reorder between them
+// (absent when they are the same).
+struct Arg {
+  memory::desc user, prim;
+  bool reordered = false;
+  dnnl::reorder reorder;  // user -> prim for inputs, prim -> user for the computed argument
+};
+
+struct Primitive {
+  dnnl::primitive prim;
+  Arg input, filter, output;  // src / (diff_)weights / dst-or-diff_dst roles
+};
+
+memory::desc ActivationDesc(const ConvGeometry& g, int64_t rows, int64_t cols, int64_t depth) {
+  return memory::desc({g.batch, depth, rows, cols}, memory::data_type::f32,
+                      g.format == DataFormat::kNHWC ? Tag::nhwc : Tag::nchw);
+}
+
+// The HWIO filter ([kh, kw, group_in, out_depth], output channel = group * group_out + o), as
+// oneDNN's logical OIHW (groups == 1) or GOIHW with explicit strides.
+memory::desc FilterDesc(const ConvGeometry& g) {
+  const int64_t s_i = g.out_depth, s_w = g.group_in * g.out_depth, s_h = g.filter_cols * s_w;
+  if (g.groups == 1) {
+    return memory::desc({g.out_depth, g.group_in, g.filter_rows, g.filter_cols},
+                        memory::data_type::f32, memory::dims{1, s_i, s_h, s_w});
+  }
+  return memory::desc({g.groups, g.group_out, g.group_in, g.filter_rows, g.filter_cols},
+                      memory::data_type::f32, memory::dims{g.group_out, 1, s_i, s_h, s_w});
+}
+
+memory::desc AnyFilterDesc(const ConvGeometry& g) {
+  if (g.groups == 1) {
+    return memory::desc({g.out_depth, g.group_in, g.filter_rows, g.filter_cols},
+                        memory::data_type::f32, Tag::any);
+  }
+  return memory::desc({g.groups, g.group_out, g.group_in, g.filter_rows, g.filter_cols},
+                      memory::data_type::f32, Tag::any);
+}
+
+void SetArg(Arg* a, const memory::desc& user, const memory::desc& prim, bool computed) {
+  a->user = user;
+  a->prim = prim;
+  a->reordered = user != prim;
+  if (!a->reordered) return;
+  dnnl::engine& eng = dnnl_util::CpuEngine();
+  a->reorder = computed ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, prim, eng, user))
+                        : dnnl::reorder(dnnl::reorder::primitive_desc(eng, user, eng, prim));
+}
+
+std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g) {
+  dnnl::engine& eng = dnnl_util::CpuEngine();
+  const memory::desc x = ActivationDesc(g, g.in_rows, g.in_cols, g.in_depth);
+  const memory::desc y = ActivationDesc(g, g.out_rows, g.out_cols, g.out_depth);
+  const memory::desc w = AnyFilterDesc(g);
+  const memory::dims strides = {g.stride_rows, g.stride_cols};
+  // oneDNN counts dilation from 0 (0 = dense), TF from 1.
+  const memory::dims dilates = {g.dilation_rows - 1, g.dilation_cols - 1};
+  const memory::dims pad_l = {g.pad_top, g.pad_left};
+  const memory::dims pad_r = {g.pad_bottom, g.pad_right};
+  const auto alg = dnnl::algorithm::convolution_direct;
+  dnnl::convolution_forward::desc fwd_desc(dnnl::prop_kind::forward_training, alg, x, w, y,
+                                           strides, dilates, pad_l, pad_r);
+  dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, eng);
+  auto p = std::make_shared<Primitive>();
+  const memory::desc user_w = FilterDesc(g);
+  switch (dir) {
+    case Direction::kForward:
+      p->prim = dnnl::convolution_forward(fwd_pd);
+      SetArg(&p->input, x, fwd_pd.src_desc(), false);
+      SetArg(&p->filter, user_w, fwd_pd.weights_desc(), false);
+      SetArg(&p->output, y, fwd_pd.dst_desc(), true);
+      break;
+    case Direction::kBackwardInput: {
+      dnnl::convolution_backward_data::desc d(alg, x, w, y, strides, dilates, pad_l, pad_r);
+      dnnl::convolution_backward_data::primitive_desc pd(d, eng, fwd_pd);
+      p->prim = dnnl::convolution_backward_data(pd);
+      SetArg(&p->input, x, pd.diff_src_desc(), true);
+      SetArg(&p->filter, user_w, pd.weights_desc(), false);
+      SetArg(&p->output, y, pd.diff_dst_desc(), false);
+      break;
+    }
+    case Direction::kBackwardFilter: {
+      dnnl::convolution_backward_weights::desc d(alg, x, w, y, strides, dilates, pad_l, pad_r);
+      dnnl::convolution_backward_weights::primitive_desc pd(d, eng, fwd_pd);
+      p->prim = dnnl::convolution_backward_weights(pd);
+      SetArg(&p->input, x, pd.src_desc(), false);
+      SetArg(&p->filter, user_w, pd.diff_weights_desc(), true);
+      SetArg(&p->output, y, pd.diff_dst_desc(), false);
+      break;
+    }
+  }
+  return p;
+}
+
+struct Key {
+  Direction dir;
+  ConvGeometry g;
+  bool operator==(const Key& o) const { return dir == o.dir && g == o.g; }
+  template <typename H>
+  friend H AbslHashValue(H h, const Key& k) {
+    return H::combine(std::move(h), k.dir, k.g);
+  }
+};
+
+class DnnlConvCacheImpl : public DnnlConvCache {
+ public:
+  Status Run(OpKernelContext* ctx, Direction dir, const ConvGeometry& g, float* input,
+             float* filter, float* output) override {
+    return dnnl_util::Guard("oneDNN convolution", [&]() -> Status {
+      std::shared_ptr<const Primitive> p = Lookup(dir, g);
+      dnnl::engine& eng = dnnl_util::CpuEngine();
+      dnnl::stream& stream = dnnl_util::ThreadStream();
+      // The user's buffer, or a scratch buffer in the primitive's layout (reordered into before
+      // the primitive for inputs, out of after it for the computed argument).
+      Tensor scratch[3];
+      memory user_mem[3], prim_mem[3];
+      const Arg* args[3] = {&p->input, &p->filter, &p->output};
+      float* ptrs[3] = {input, filter, output};
+      const int computed = dir == Direction::kForward ? 2 : dir == Direction::kBackwardInput ? 0 : 1;
+      for (int i = 0; i < 3; ++i) {
+        user_mem[i] = memory(args[i]->user, eng, ptrs[i]);
+        if (!args[i]->reordered) {
+          prim_mem[i] = user_mem[i];
+          continue;
+        }
+        const int64_t floats = static_cast<int64_t>((args[i]->prim.get_size() + 3) / 4);
+        TX_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, TensorShape({floats}), &scratch[i]));
+        prim_mem[i] = memory(args[i]->prim, eng, scratch[i].data<float>());
+        if (i != computed) args[i]->reorder.execute(stream, user_mem[i], prim_mem[i]);
+      }
+      const int x = 0, w = 1, y = 2;
+      switch (dir) {
+        case Direction::kForward:
+          p->prim.execute(stream, {{DNNL_ARG_SRC, prim_mem[x]},
+                                   {DNNL_ARG_WEIGHTS, prim_mem[w]},
+                                   {DNNL_ARG_DST, prim_mem[y]}});
+          break;
+        case Direction::kBackwardInput:
+          p->prim.execute(stream, {{DNNL_ARG_DIFF_SRC, prim_mem[x]},
+                                   {DNNL_ARG_WEIGHTS, prim_mem[w]},
+                                   {DNNL_ARG_DIFF_DST, prim_mem[y]}});
+          break;
+        case Direction::kBackwardFilter:
+          p->prim.execute(stream, {{DNNL_ARG_SRC, prim_mem[x]},
+                                   {DNNL_ARG_DIFF_WEIGHTS, prim_mem[w]},
+                                   {DNNL_ARG_DIFF_DST, prim_mem[y]}});
+          break;
+      }
+      if (args[computed]->reordered) {
+        args[computed]->reorder.execute(stream, prim_mem[computed], user_mem[computed]);
+      }
+      stream.wait();
+      return OkStatus();
+    });
+  }
+
+  int CachedPrimitives() const override {
+    absl::MutexLock lock(&mu_);
+    return static_cast<int>(cache_.size());
+  }
+
+ private:
+  // Builds outside the lock (primitive creation JITs code: milliseconds); a concurrent builder of
+  // the same key wastes its work, which is harmless.
+  std::shared_ptr<const Primitive> Lookup(Direction dir, const ConvGeometry& g) {
+    const Key key{dir, g};
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) return it->second;
+    }
+    std::shared_ptr<const Primitive> p = Build(dir, g);
+    absl::MutexLock lock(&mu_);
+    if (cache_.size() >= kMaxCachedPrimitives) cache_.clear();
+    cache_.emplace(key, p);
+    return p;
+  }
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<Key, std::shared_ptr<const Primitive>> cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<DnnlConvCache> NewDnnlConvCache() { return std::make_unique<DnnlConvCacheImpl>(); }
+#endif  // TX_HAVE_DNNL
+
+}  // namespace conv
+}  // namespace tensorflux
