@@ -10,7 +10,8 @@
 //   pool, then one elementwise pass. oneDNN has no float64, and the gradient checker needs it.
 // Validation (INVALID_ARGUMENT): x rank 4; data_format NHWC or NCHW; scale, offset (and mean,
 // variance in inference or when exponential_avg_factor != 1; reserve_space_1/2 in the gradient)
-// vectors of C elements; y_backprop of x's shape.
+// vectors of C elements; y_backprop of x's shape; epsilon >= 0 (TF does not check; a negative
+// one only makes NaNs). T/U pairs other than the registered ones get NOT_FOUND (no kernel).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
