@@ -178,3 +178,22 @@ def test_errors(graph):
     out = tx.nn.max_pool2d(xp, 2, 2, "VALID")
     with pytest.raises(tx.errors.InvalidArgumentError):
         run(out, {xp: np.zeros((1, 1, 1, 2), np.float32)})
+
+
+def test_half_precision(graph):
+    x = RNG.standard_normal((2, 5, 4, 3)).astype(np.float16)
+    scale, offset = RNG.uniform(0.5, 2, 3), RNG.uniform(-1, 1, 3)
+    y, m, v = tx.nn.fused_batch_norm(x, scale, offset, epsilon=1e-3)
+    mp = tx.nn.max_pool2d(x, 2, 2, "SAME")
+    ap = tx.nn.avg_pool2d(x, 3, 1, "SAME")
+    got_y, got_m, got_v, got_mp, got_ap = run([y, m, v, mp, ap])
+    assert got_y.dtype == np.float16 and got_m.dtype == np.float32
+    xd = x.astype(np.float64)
+    bm, bv = xd.mean(axis=(0, 1, 2)), xd.var(axis=(0, 1, 2))
+    np.testing.assert_allclose(got_y, np_batch_norm(xd, scale, offset, bm, bv, 1e-3), rtol=1e-2,
+                               atol=1e-2)
+    np.testing.assert_allclose(got_m, bm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_v, xd.var(axis=(0, 1, 2), ddof=1), rtol=1e-5)
+    np.testing.assert_array_equal(got_mp, np_pool(x, (2, 2), (2, 2), "SAME", "max"))
+    np.testing.assert_allclose(got_ap, np_pool(x, (3, 3), (1, 1), "SAME", "avg"), rtol=2e-3,
+                               atol=2e-3)

@@ -44,25 +44,28 @@ inline dnnl::memory Wrap(const dnnl::memory::desc& md, const void* data) {
   return dnnl::memory(md, CpuEngine(), const_cast<void*>(data));
 }
 
-// Runs fn(stream) on a fresh stream of CpuEngine() and waits for it. A dnnl::error thrown while
-// creating descriptors or primitives inside fn becomes INTERNAL "<what>: oneDNN ... (status N)".
+// An in-order stream on CpuEngine() owned by the calling thread, for kernels that execute on
+// every call and do not want to create a stream each time (streams are not shared between
+// threads; primitives and the engine are).
+dnnl::stream& ThreadStream();
+
+// Runs fn(stream) on the calling thread's stream (ThreadStream()) and waits for it. A dnnl::error
+// thrown while creating descriptors or primitives inside fn becomes INTERNAL
+// "<what>: oneDNN error: ... (status N)"; std::bad_alloc becomes RESOURCE_EXHAUSTED.
 template <typename Fn>
 Status Run(std::string_view what, Fn&& fn) {
   try {
-    dnnl::stream stream(CpuEngine());
+    dnnl::stream& stream = ThreadStream();
     std::forward<Fn>(fn)(stream);
     stream.wait();
   } catch (const dnnl::error& e) {
     return errors::Internal(what, ": oneDNN error: ", e.what(), " (status ",
                             static_cast<int>(e.status), ")");
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted(what, ": out of memory in oneDNN");
   }
   return OkStatus();
 }
-
-// An in-order stream on CpuEngine() owned by the calling thread, for kernels that execute on
-// every call and do not want to create a stream each time (streams are not shared between
-// threads; primitives and the engine are).
-dnnl::stream& ThreadStream();
 
 // Runs fn() (returning Status) and turns a oneDNN or other C++ exception escaping it into
 // INTERNAL "<what>: oneDNN error <status>: <message>" (RESOURCE_EXHAUSTED for bad_alloc).
