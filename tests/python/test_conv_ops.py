@@ -233,6 +233,17 @@ def test_float32_matches_float64(graph):
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("dtype,rtol", [(np.float16, 2e-3), (tx.bfloat16, 1.6e-2)])
+def test_half_and_bfloat16(graph, dtype, rtol):
+    x, w = RNG.standard_normal((2, 7, 6, 4)), RNG.standard_normal((3, 3, 4, 5))
+    xt, wt = tx.cast(tx.constant(x), dtype), tx.cast(tx.constant(w), dtype)
+    y = tx.cast(tx.nn.conv2d(xt, wt, [1, 2, 1, 1], "SAME"), tx.float64)
+    xr, wr = run([tx.cast(xt, tx.float64), tx.cast(wt, tx.float64)])  # the rounded inputs
+    g = Geometry(x.shape, w.shape, (2, 1), (1, 1), "SAME")
+    want, mag = g.forward(xr, wr), g.forward(np.abs(xr), np.abs(wr))
+    assert np.all(np.abs(run(y) - want) <= rtol * mag)
+
+
 def test_static_shapes(graph):
     x = tx.placeholder(tx.float32, [None, 28, 28, 3])
     y = tx.nn.conv2d(x, tx.ones([5, 5, 3, 8]), [1, 2, 2, 1], "SAME")

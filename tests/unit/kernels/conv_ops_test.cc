@@ -3,8 +3,8 @@
 // convolution connects, with its own output-size/padding arithmetic and its own indexing of the
 // depthwise [kh, kw, C, M] filter; the forward op and both backprop ops are then the three sums
 // over that list. Cases: strides, dilations, SAME/VALID/EXPLICIT, batch 1 and 3, odd sizes, 1x1,
-// empty batch and zero spatial dims, grouped Conv2D, NCHW, big and small values; float32 (oneDNN)
-// and float64 (direct loops). Then invalid attrs/inputs (INVALID_ARGUMENT, never a crash), the
+// empty batch and zero spatial dims, grouped Conv2D, NCHW, big and small values; float32 (oneDNN),
+// half and bfloat16 (widened to float32) and float64 (direct loops). Then invalid attrs/inputs (INVALID_ARGUMENT, never a crash), the
 // shape functions and a session run that reuses the cached primitive.
 #include <cmath>
 #include <cstdint>
@@ -194,7 +194,12 @@ void Check(const Case& c, DataType dt, Which which) {
   ASSERT_TRUE(out.ok()) << what << ": " << out.status();
   ASSERT_EQ(out->shape(), want_shape) << what;
   const std::vector<double> got = ToDoubles(*out);
-  const double rel = dt == DT_DOUBLE ? 1e-13 : 1e-5;
+  // Per element: the accumulation error of the working precision (float32 for every type but
+  // double) plus one rounding of the result to the dtype, both relative to sum |terms|.
+  const double rel = dt == DT_DOUBLE     ? 1e-13
+                     : dt == DT_HALF     ? 1e-3
+                     : dt == DT_BFLOAT16 ? 8e-3
+                                         : 1e-5;
   int bad = 0;
   for (size_t i = 0; i < got.size() && bad < 5; ++i) {
     const double tol = rel * mag[i] + 1e-300;
@@ -284,6 +289,17 @@ TEST(ConvOpsTest, Float32BigAndSmallMagnitudes) {
     Case c{.label = "float_scale", .n = 2, .h = 5, .w = 4, .c = 3, .kh = 3, .kw = 3, .kin = 3,
            .kout = 4, .padding = "SAME", .scale = scale};
     for (Which w : {Which::kForward, Which::kInput, Which::kFilter}) Check(c, DT_FLOAT, w);
+  }
+}
+
+TEST(ConvOpsTest, HalfAndBfloat16WidenToFloat) {
+  std::vector<Case> cases = ConvCases();
+  for (const Case& d : DepthwiseCases()) cases.push_back(d);
+  for (const Case& c : cases) {
+    if (c.scale != 1) continue;
+    for (DataType dt : {DT_HALF, DT_BFLOAT16}) {
+      for (Which w : {Which::kForward, Which::kInput, Which::kFilter}) Check(c, dt, w);
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // CPU kernels of the Conv2D family (ops/conv_ops.cc): Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, DepthwiseConv2dNative(+BackpropInput/Filter). One kernel template,
 // ConvOp<T, direction, depthwise>, validates (ops/conv_geometry.h) and dispatches to the float32
-// oneDNN path or the float64 direct loops (kernels/cpu/conv_impl.h). Data formats NHWC and NCHW
+// oneDNN path (half and bfloat16 widened to float32 around it) or the float64 direct loops
+// (kernels/cpu/conv_impl.h). Data formats NHWC and NCHW
 // are both supported; grouped Conv2D (input depth a multiple of the filter's in depth) too.
 // Zero-size operands: an empty result returns at once; an empty operand with a non-empty
 // result (e.g. an input with a zero spatial dim padded to a non-empty output) gives zeros.
@@ -32,7 +33,7 @@ class ConvOp : public OpKernel {
       return;
     }
     attrs_ = *attrs;
-    if constexpr (std::is_same_v<T, float>) dnnl_ = conv::NewDnnlConvCache();
+    if constexpr (!std::is_same_v<T, double>) dnnl_ = conv::NewDnnlConvCache();
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -92,17 +93,38 @@ class ConvOp : public OpKernel {
         return;
       }
     }
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, double>) {
+      conv::ReferenceConv(kDir, g, ptrs[0], ptrs[1], ptrs[2]);
+    } else {
       OP_REQUIRES(ctx, dnnl_ != nullptr,
                   errors::Unimplemented(attrs_.Prefix(), "float32 convolution needs oneDNN, "
                                         "which this build does not have"));
-      OP_REQUIRES_OK(ctx, dnnl_->Run(ctx, kDir, g, ptrs[0], ptrs[1], ptrs[2]));
-    } else {
-      conv::ReferenceConv(kDir, g, ptrs[0], ptrs[1], ptrs[2]);
+      if constexpr (std::is_same_v<T, float>) {
+        OP_REQUIRES_OK(ctx, dnnl_->Run(ctx, kDir, g, ptrs[0], ptrs[1], ptrs[2]));
+      } else {
+        OP_REQUIRES_OK(ctx, WidenedRun(ctx, g, ptrs, sizes, computed));
+      }
     }
   }
 
  private:
+  // half / bfloat16: the operands widened to float32, the float32 oneDNN path, the result
+  // rounded once (as TF's CPU kernels compute these types).
+  Status WidenedRun(OpKernelContext* ctx, const ConvGeometry& g, T* const ptrs[3],
+                    const int64_t sizes[3], int computed) {
+    Tensor wide[3];
+    float* wp[3];
+    for (int i = 0; i < 3; ++i) {
+      TX_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, TensorShape({sizes[i]}), &wide[i]));
+      wp[i] = wide[i].data<float>();
+      if (i == computed) continue;
+      for (int64_t j = 0; j < sizes[i]; ++j) wp[i][j] = static_cast<float>(ptrs[i][j]);
+    }
+    TX_RETURN_IF_ERROR(dnnl_->Run(ctx, kDir, g, wp[0], wp[1], wp[2]));
+    for (int64_t j = 0; j < sizes[computed]; ++j) ptrs[computed][j] = T(wp[computed][j]);
+    return OkStatus();
+  }
+
   // The operands are only read; the implementations take non-const pointers so that one
   // signature serves all three directions.
   static T* Mutable(const Tensor* t) { return const_cast<T*>(t->data<T>()); }
@@ -140,6 +162,8 @@ class ConvOp : public OpKernel {
 
 #ifdef TX_HAVE_DNNL
 TX_REGISTER_CONV(float);
+TX_REGISTER_CONV(Half);
+TX_REGISTER_CONV(BFloat16);
 #endif
 TX_REGISTER_CONV(double);
 #undef TX_REGISTER_CONV
