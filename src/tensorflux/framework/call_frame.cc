@@ -5,7 +5,7 @@ namespace tensorflux {
 SimpleCallFrame::SimpleCallFrame(std::vector<Tensor> args, int num_retvals)
     : args_(std::move(args)),
       retvals_(num_retvals > 0 ? num_retvals : 0),
-      set_(num_retvals > 0 ? num_retvals : 0, false) {}
+      set_(num_retvals > 0 ? num_retvals : 0, 0) {}
 
 Status SimpleCallFrame::GetArg(int index, const Tensor** value) const {
   if (index < 0 || index >= num_args()) {
@@ -26,7 +26,7 @@ Status SimpleCallFrame::SetRetval(int index, const Tensor& value) {
     return errors::InvalidArgument("Return value ", index, " was already set");
   }
   retvals_[index] = value;
-  set_[index] = true;
+  set_[index] = 1;
   return OkStatus();
 }
 
@@ -39,7 +39,7 @@ Status SimpleCallFrame::ConsumeRetvals(std::vector<Tensor>* out) {
   }
   *out = std::move(retvals_);
   retvals_.assign(set_.size(), Tensor());
-  set_.assign(set_.size(), false);
+  set_.assign(set_.size(), 0);
   return OkStatus();
 }
 

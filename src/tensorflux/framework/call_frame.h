@@ -2,6 +2,7 @@
 // _Retval nodes write return value `index` (TF's _Arg/_Retval feed/fetch rewrite).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "tensorflux/core/status.h"
@@ -20,7 +21,10 @@ class CallFrameInterface {
   virtual Status SetRetval(int index, const Tensor& value) = 0;
 };
 
-// A call frame over owned vectors.
+// A call frame over owned vectors. _Retval kernels on different inter-op threads may call
+// SetRetval concurrently for distinct indices; each index has its own slot and flag byte (a
+// bit-packed std::vector<bool> would make those writes race), so that is safe. Setting one
+// index twice is INVALID_ARGUMENT.
 class SimpleCallFrame : public CallFrameInterface {
  public:
   SimpleCallFrame(std::vector<Tensor> args, int num_retvals);
@@ -34,7 +38,7 @@ class SimpleCallFrame : public CallFrameInterface {
  private:
   std::vector<Tensor> args_;
   std::vector<Tensor> retvals_;
-  std::vector<bool> set_;
+  std::vector<uint8_t> set_;  // one byte per return value: distinct memory locations
 };
 
 }  // namespace tensorflux

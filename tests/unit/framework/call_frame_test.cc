@@ -1,5 +1,9 @@
 #include "tensorflux/framework/call_frame.h"
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace tensorflux {
@@ -24,6 +28,29 @@ TEST(SimpleCallFrameTest, ArgsAndRetvals) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].scalar<float>(), 8.0f);
   EXPECT_EQ(out[1].scalar<float>(), 9.0f);
+}
+
+// _Retval kernels on different inter-op threads set distinct indices at once. With a bit-packed
+// flag vector this lost updates (ConsumeRetvals then reported a set value as unset).
+TEST(SimpleCallFrameTest, ConcurrentSetRetvalOnDistinctIndices) {
+  constexpr int kThreads = 8;
+  for (int round = 0; round < 2000; ++round) {
+    SimpleCallFrame frame({}, kThreads);
+    std::vector<std::thread> threads;
+    std::atomic<int> arrived{0};
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&frame, &arrived, t] {
+        arrived.fetch_add(1);
+        while (arrived.load() < kThreads) std::this_thread::yield();  // start together
+        ASSERT_TRUE(frame.SetRetval(t, Tensor::Scalar<int32_t>(t * 10)).ok());
+      });
+    }
+    for (auto& th : threads) th.join();
+    std::vector<Tensor> out;
+    Status s = frame.ConsumeRetvals(&out);
+    ASSERT_TRUE(s.ok()) << "round " << round << ": " << s;
+    for (int t = 0; t < kThreads; ++t) ASSERT_EQ(out[t].scalar<int32_t>(), t * 10);
+  }
 }
 
 TEST(SimpleCallFrameTest, RetvalSharesBuffer) {
