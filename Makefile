@@ -5,8 +5,12 @@ ASAN_DIR  ?= build-asan
 JOBS      ?= $(shell nproc)
 PYTHON    ?= /usr/bin/python3
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 600
+# The sanitizer build uses clang when present, so the same objects also serve libFuzzer (make fuzz).
+ASAN_CXX  ?= $(shell command -v clang++ 2>/dev/null)
+ASAN_FLAGS = $(if $(ASAN_CXX),-DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_C_COMPILER=$(subst clang++,clang,$(ASAN_CXX)) -DTX_FUZZ=ON)
 
-.PHONY: all build test test-cc test-py demo bench test-asan setup clean
+.PHONY: all build test test-cc test-py demo bench test-asan asan-setup asan-configure fuzz setup clean
 
 all: build
 
@@ -29,12 +33,26 @@ demo: build
 bench: build
 	@scripts/run-bench $(BUILD_DIR)
 
-test-asan: setup
+asan-setup:
+	@TENSORFLUX_SETUP_SANITIZE=1 scripts/setup
+
+asan-configure: asan-setup
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTX_SANITIZE=ON \
-	  -DTX_BUILD_BENCH=OFF -DTX_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
+	  -DTX_BUILD_BENCH=OFF -DTX_BUILD_PYTHON=OFF $(ASAN_FLAGS) $(CMAKE_FLAGS)
+
+test-asan: asan-configure
 	cmake --build $(ASAN_DIR) -j $(JOBS) --target tensorflux_tests tensorflux_cli
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+# The one-op kernel fuzzer under ASan+UBSan for FUZZ_SECONDS; findings go to $(ASAN_DIR)/fuzz/.
+fuzz: asan-configure
+	@test -n "$(ASAN_CXX)" || { echo "make fuzz needs clang++ (libFuzzer)"; exit 1; }
+	cmake --build $(ASAN_DIR) -j $(JOBS) --target op_fuzz
+	mkdir -p $(ASAN_DIR)/fuzz/corpus
+	cd $(ASAN_DIR)/fuzz && ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
+	  ../bin/op_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	  -max_len=512 corpus
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR)
