@@ -7,7 +7,8 @@
 // [kh, kw, in / groups, out]; depthwise filter [kh, kw, in, channel_multiplier] with output
 // channel c * channel_multiplier + m. input_sizes / filter_sizes are int32 vectors (4 elements;
 // input_sizes may have 2, the spatial dims). Geometry and validation: ops/conv_geometry.h.
-// CPU kernels: kernels/cpu/conv_ops.cc (float32 through oneDNN, float64 direct loops).
+// CPU kernels: kernels/cpu/conv_ops.cc (float32 through oneDNN, half/bfloat16 widened to float32
+// around it, float64 direct loops; no int32 kernel). Errors: INVALID_ARGUMENT naming the node.
 // Gradients: gradients/conv_grad.cc.
 #include <vector>
 

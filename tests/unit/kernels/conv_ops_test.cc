@@ -51,7 +51,8 @@ Dim SpatialDim(const Case& c, int64_t in, int64_t k, int64_t s, int64_t d, int64
     const int64_t total = std::max<int64_t>(0, (out - 1) * s + keff - in);
     return {out, total / 2};
   }
-  return {(in + pb + pa - keff) / s + 1, pb};
+  const int64_t span = in + pb + pa - keff;  // the padded input must hold the filter once
+  return {span >= 0 ? span / s + 1 : 0, pb};
 }
 
 struct Conn {
@@ -352,6 +353,54 @@ TEST(ConvOpsTest, InputSizesWithTwoElements) {
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->shape(), ref.x_shape);
   EXPECT_EQ(ToDoubles(*a), ToDoubles(*b));
+}
+
+// Random small geometries, valid and not (zero dims, filters larger than the input, pads larger
+// than the filter, channel counts that do not divide): every run either matches the reference or
+// is INVALID_ARGUMENT; nothing else (no oneDNN error, no crash).
+TEST(ConvOpsTest, RandomGeometriesMatchOrAreInvalid) {
+  uint32_t s = 12345;
+  auto next = [&](int n) {
+    s = s * 1664525u + 1013904223u;
+    return static_cast<int64_t>((s >> 8) % static_cast<uint32_t>(n));
+  };
+  int valid = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    Case c;
+    c.label = absl::StrCat("random", iter);
+    c.depthwise = next(3) == 0;
+    c.n = next(3);
+    c.h = next(7);
+    c.w = next(7);
+    c.c = 1 + next(4);
+    c.kh = next(5);
+    c.kw = 1 + next(4);
+    c.kin = c.depthwise ? c.c : 1 + next(4);
+    c.kout = 1 + next(4);
+    c.sr = 1 + next(3);
+    c.sc = 1 + next(3);
+    c.dr = 1 + next(3);
+    c.dc = 1 + next(2);
+    const int p = static_cast<int>(next(3));
+    c.padding = p == 0 ? "VALID" : p == 1 ? "SAME" : "EXPLICIT";
+    if (p == 2) c.pads = {next(4), next(4), next(4), next(4)};
+    c.nchw = next(2) == 1;
+    const DataType dt = next(2) == 0 ? DT_FLOAT : DT_DOUBLE;
+    KernelRunner r(c.depthwise ? "DepthwiseConv2dNative" : "Conv2D", "random");
+    SetConvAttrs(&r, c);
+    const TensorShape x = c.nchw ? TensorShape({c.n, c.c, c.h, c.w})
+                                 : TensorShape({c.n, c.h, c.w, c.c});
+    r.Input(Tensor(dt, x)).Input(Tensor(dt, TensorShape({c.kh, c.kw, c.kin, c.kout})));
+    auto out = r.Run();
+    if (!out.ok()) {
+      EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument)
+          << c.label << ": " << out.status();
+      continue;
+    }
+    ++valid;
+    for (Which w : {Which::kForward, Which::kInput, Which::kFilter}) Check(c, dt, w);
+  }
+  EXPECT_GT(valid, 60);  // the generator reaches the compute paths, not only the errors
 }
 
 // ---------------------------------------------------------------- errors

@@ -1,4 +1,5 @@
 // float32 convolution through oneDNN primitives, cached per kernel (see conv_impl.h).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -34,7 +35,18 @@ struct Arg {
 struct Primitive {
   dnnl::primitive prim;
   Arg input, filter, output;  // src / (diff_)weights / dst-or-diff_dst roles
+  // Largest scratchpad of the primitive and its reorders, in bytes. Every primitive here uses a
+  // user-managed scratchpad allocated per call: with oneDNN's default library-managed one, a
+  // primitive keeps one scratchpad for all its executions, and two threads executing it at once
+  // (concurrent steps on one kernel) corrupt each other's results or deadlock in its barriers.
+  size_t scratchpad_bytes = 0;
 };
+
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
 
 memory::desc ActivationDesc(const ConvGeometry& g, int64_t rows, int64_t cols, int64_t depth) {
   return memory::desc({g.batch, depth, rows, cols}, memory::data_type::f32,
@@ -62,14 +74,18 @@ memory::desc AnyFilterDesc(const ConvGeometry& g) {
                       memory::data_type::f32, Tag::any);
 }
 
-void SetArg(Arg* a, const memory::desc& user, const memory::desc& prim, bool computed) {
+void SetArg(Primitive* p, Arg* a, const memory::desc& user, const memory::desc& prim,
+            bool computed) {
   a->user = user;
   a->prim = prim;
   a->reordered = user != prim;
   if (!a->reordered) return;
   dnnl::engine& eng = dnnl_util::CpuEngine();
-  a->reorder = computed ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, prim, eng, user))
-                        : dnnl::reorder(dnnl::reorder::primitive_desc(eng, user, eng, prim));
+  const dnnl::reorder::primitive_desc pd =
+      computed ? dnnl::reorder::primitive_desc(eng, prim, eng, user, UserScratchpad())
+               : dnnl::reorder::primitive_desc(eng, user, eng, prim, UserScratchpad());
+  a->reorder = dnnl::reorder(pd);
+  p->scratchpad_bytes = std::max(p->scratchpad_bytes, pd.scratchpad_desc().get_size());
 }
 
 std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g) {
@@ -85,32 +101,36 @@ std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g) {
   const auto alg = dnnl::algorithm::convolution_direct;
   dnnl::convolution_forward::desc fwd_desc(dnnl::prop_kind::forward_training, alg, x, w, y,
                                            strides, dilates, pad_l, pad_r);
-  dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, eng);
+  const dnnl::primitive_attr attr = UserScratchpad();
+  dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, attr, eng);
   auto p = std::make_shared<Primitive>();
   const memory::desc user_w = FilterDesc(g);
   switch (dir) {
     case Direction::kForward:
       p->prim = dnnl::convolution_forward(fwd_pd);
-      SetArg(&p->input, x, fwd_pd.src_desc(), false);
-      SetArg(&p->filter, user_w, fwd_pd.weights_desc(), false);
-      SetArg(&p->output, y, fwd_pd.dst_desc(), true);
+      p->scratchpad_bytes = fwd_pd.scratchpad_desc().get_size();
+      SetArg(p.get(), &p->input, x, fwd_pd.src_desc(), false);
+      SetArg(p.get(), &p->filter, user_w, fwd_pd.weights_desc(), false);
+      SetArg(p.get(), &p->output, y, fwd_pd.dst_desc(), true);
       break;
     case Direction::kBackwardInput: {
       dnnl::convolution_backward_data::desc d(alg, x, w, y, strides, dilates, pad_l, pad_r);
-      dnnl::convolution_backward_data::primitive_desc pd(d, eng, fwd_pd);
+      dnnl::convolution_backward_data::primitive_desc pd(d, attr, eng, fwd_pd);
       p->prim = dnnl::convolution_backward_data(pd);
-      SetArg(&p->input, x, pd.diff_src_desc(), true);
-      SetArg(&p->filter, user_w, pd.weights_desc(), false);
-      SetArg(&p->output, y, pd.diff_dst_desc(), false);
+      p->scratchpad_bytes = pd.scratchpad_desc().get_size();
+      SetArg(p.get(), &p->input, x, pd.diff_src_desc(), true);
+      SetArg(p.get(), &p->filter, user_w, pd.weights_desc(), false);
+      SetArg(p.get(), &p->output, y, pd.diff_dst_desc(), false);
       break;
     }
     case Direction::kBackwardFilter: {
       dnnl::convolution_backward_weights::desc d(alg, x, w, y, strides, dilates, pad_l, pad_r);
-      dnnl::convolution_backward_weights::primitive_desc pd(d, eng, fwd_pd);
+      dnnl::convolution_backward_weights::primitive_desc pd(d, attr, eng, fwd_pd);
       p->prim = dnnl::convolution_backward_weights(pd);
-      SetArg(&p->input, x, pd.src_desc(), false);
-      SetArg(&p->filter, user_w, pd.diff_weights_desc(), true);
-      SetArg(&p->output, y, pd.diff_dst_desc(), false);
+      p->scratchpad_bytes = pd.scratchpad_desc().get_size();
+      SetArg(p.get(), &p->input, x, pd.src_desc(), false);
+      SetArg(p.get(), &p->filter, user_w, pd.diff_weights_desc(), true);
+      SetArg(p.get(), &p->output, y, pd.diff_dst_desc(), false);
       break;
     }
   }
@@ -137,8 +157,20 @@ class DnnlConvCacheImpl : public DnnlConvCache {
       dnnl::stream& stream = dnnl_util::ThreadStream();
       // The user's buffer, or a scratch buffer in the primitive's layout (reordered into before
       // the primitive for inputs, out of after it for the computed argument).
-      Tensor scratch[3];
+      Tensor scratch[3], scratchpad_buf;
       memory user_mem[3], prim_mem[3];
+      const int64_t pad_floats = static_cast<int64_t>((p->scratchpad_bytes + 3) / 4);
+      TX_RETURN_IF_ERROR(
+          ctx->allocate_temp(DT_FLOAT, TensorShape({std::max<int64_t>(pad_floats, 1)}),
+                             &scratchpad_buf));
+      // One buffer serves every step: they run one after another on this thread's stream.
+      const memory scratchpad(
+          memory::desc({std::max<int64_t>(pad_floats, 1) * 4}, memory::data_type::u8, Tag::a),
+          eng, scratchpad_buf.data<float>());
+      auto reorder = [&](const Arg& a, const memory& from, const memory& to) {
+        a.reorder.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to},
+                                   {DNNL_ARG_SCRATCHPAD, scratchpad}});
+      };
       const Arg* args[3] = {&p->input, &p->filter, &p->output};
       float* ptrs[3] = {input, filter, output};
       const int computed = dir == Direction::kForward ? 2 : dir == Direction::kBackwardInput ? 0 : 1;
@@ -151,28 +183,31 @@ class DnnlConvCacheImpl : public DnnlConvCache {
         const int64_t floats = static_cast<int64_t>((args[i]->prim.get_size() + 3) / 4);
         TX_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, TensorShape({floats}), &scratch[i]));
         prim_mem[i] = memory(args[i]->prim, eng, scratch[i].data<float>());
-        if (i != computed) args[i]->reorder.execute(stream, user_mem[i], prim_mem[i]);
+        if (i != computed) reorder(*args[i], user_mem[i], prim_mem[i]);
       }
       const int x = 0, w = 1, y = 2;
       switch (dir) {
         case Direction::kForward:
           p->prim.execute(stream, {{DNNL_ARG_SRC, prim_mem[x]},
                                    {DNNL_ARG_WEIGHTS, prim_mem[w]},
-                                   {DNNL_ARG_DST, prim_mem[y]}});
+                                   {DNNL_ARG_DST, prim_mem[y]},
+                                   {DNNL_ARG_SCRATCHPAD, scratchpad}});
           break;
         case Direction::kBackwardInput:
           p->prim.execute(stream, {{DNNL_ARG_DIFF_SRC, prim_mem[x]},
                                    {DNNL_ARG_WEIGHTS, prim_mem[w]},
-                                   {DNNL_ARG_DIFF_DST, prim_mem[y]}});
+                                   {DNNL_ARG_DIFF_DST, prim_mem[y]},
+                                   {DNNL_ARG_SCRATCHPAD, scratchpad}});
           break;
         case Direction::kBackwardFilter:
           p->prim.execute(stream, {{DNNL_ARG_SRC, prim_mem[x]},
                                    {DNNL_ARG_DIFF_WEIGHTS, prim_mem[w]},
-                                   {DNNL_ARG_DIFF_DST, prim_mem[y]}});
+                                   {DNNL_ARG_DIFF_DST, prim_mem[y]},
+                                   {DNNL_ARG_SCRATCHPAD, scratchpad}});
           break;
       }
       if (args[computed]->reordered) {
-        args[computed]->reorder.execute(stream, prim_mem[computed], user_mem[computed]);
+        reorder(*args[computed], prim_mem[computed], user_mem[computed]);
       }
       stream.wait();
       return OkStatus();
