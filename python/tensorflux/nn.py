@@ -10,7 +10,7 @@ from tensorflux.ops.nn_ops import l2_loss  # noqa: F401
 from tensorflux.ops.nn_ops import log_softmax  # noqa: F401
 from tensorflux.ops.nn_ops import softmax  # noqa: F401
 from tensorflux.ops.nn_ops import softmax_cross_entropy_with_logits  # noqa: F401
-from tensorflux.ops.nn_ops import softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits_v2  # noqa: F401,E501
+from tensorflux.ops.nn_ops import softmax_cross_entropy_with_logits_v2  # noqa: F401
 from tensorflux.ops.nn_ops import sparse_softmax_cross_entropy_with_logits  # noqa: F401
 from tensorflux.ops.pool_bn_ops import avg_pool  # noqa: F401
 from tensorflux.ops.pool_bn_ops import avg_pool2d  # noqa: F401

@@ -240,11 +240,16 @@ def test_gradients_cross_entropies(graph):
 
     dist = np_softmax(RNG.standard_normal((4, 6)))
     dt = tx.constant(dist)
-    loss = tx.nn.softmax_cross_entropy_with_logits(labels=dt, logits=lt)
+    loss = tx.nn.softmax_cross_entropy_with_logits_v2(labels=dt, logits=lt)
     g_logits, g_labels = grads(tx.reduce_sum(loss * scale), [lt, dt])
     np.testing.assert_allclose(g_logits, scale[:, None] * (np_softmax(logits) - dist),
                                rtol=1e-10)
     np.testing.assert_allclose(g_labels, -scale[:, None] * np_log_softmax(logits), rtol=1e-10)
+    # The TF 1.x form stops the gradient at labels.
+    loss_v1 = tx.nn.softmax_cross_entropy_with_logits(labels=dt, logits=lt)
+    g = tx.gradients(tx.reduce_sum(loss_v1 * scale), [lt, dt])
+    assert g[1] is None
+    np.testing.assert_allclose(run(g[0]), g_logits, rtol=1e-12)
 
 
 @pytest.mark.parametrize("sa,sb,ta,tb", [((3, 2, 4), (3, 4, 5), False, False),
@@ -277,3 +282,22 @@ def test_gradients_batched_matmul(graph, sa, sb, ta, tb):
     assert ga.shape == a.shape and gb.shape == b.shape
     np.testing.assert_allclose(ga, num_a, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(gb, num_b, rtol=1e-9, atol=1e-9)
+
+
+def test_gradient_through_cross_entropy_backprop(graph):
+    """A gradient reaching the backprop output (softmax - labels) flows to the logits through
+    softmax's Jacobian (the second-order term) and, for dense labels, to the labels as -w."""
+    logits = RNG.standard_normal((3, 4))
+    w = RNG.standard_normal((3, 4))
+    s = np_softmax(logits)
+    want = s * (w - np.sum(w * s, -1, keepdims=True))
+    lt = tx.constant(logits)
+    _, backprop = tx.raw_ops.SparseSoftmaxCrossEntropyWithLogits(
+        features=lt, labels=np.array([0, 3, 1], np.int32))
+    (g,) = grads(tx.reduce_sum(backprop * w), [lt])
+    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-14)
+    dt = tx.constant(np_softmax(RNG.standard_normal((3, 4))))
+    _, backprop = tx.raw_ops.SoftmaxCrossEntropyWithLogits(features=lt, labels=dt)
+    g_logits, g_labels = grads(tx.reduce_sum(backprop * w), [lt, dt])
+    np.testing.assert_allclose(g_logits, want, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(g_labels, -w, rtol=1e-12)

@@ -117,19 +117,19 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         return array_ops.reshape(loss, shape, name=scope)
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
-                                      name=None, axis=None):
+def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=None, axis=None,
+                                         name=None, dim=None):
     """Cross entropy of softmax(logits) against the distributions `labels` along the class axis
-    (`dim`/`axis`, default -1) (SoftmaxCrossEntropyWithLogits). labels and logits: the same
-    shape [..., classes] (the op itself also broadcasts rank-2 operands). Returns the loss,
-    shaped like logits without the class axis. Gradients flow to both logits and labels."""
+    (`axis`, or its deprecated name `dim`; default -1) (SoftmaxCrossEntropyWithLogits). labels
+    and logits: the same shape [..., classes], each labels row a probability distribution
+    (the op itself also broadcasts rank-2 operands). Returns the loss, shaped like logits
+    without the class axis. Gradients flow into both logits and labels."""
     if _sentinel is not None:
         raise ValueError("Only call softmax_cross_entropy_with_logits with named arguments "
                          "(labels=..., logits=..., ...)")
     if labels is None or logits is None:
         raise ValueError("Both labels= and logits= are required")
-    if axis is not None:
-        dim = axis
+    dim = -1 if axis is None and dim is None else (axis if axis is not None else dim)
     with ops.name_scope(name, "softmax_cross_entropy_with_logits", [labels, logits]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="labels")
@@ -158,6 +158,21 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
             batch_shape = array_ops2.strided_slice(array_ops.shape(logits), _i32([0]),
                                                    _i32([-1]), _i32([1]), begin_mask=1)
         return array_ops.reshape(loss, batch_shape, name=scope)
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+                                      name=None, axis=None):
+    """The TF 1.x (deprecated) form of softmax_cross_entropy_with_logits_v2: the same loss, but
+    labels pass through StopGradient, so backpropagation happens only into logits."""
+    if _sentinel is not None:
+        raise ValueError("Only call softmax_cross_entropy_with_logits with named arguments "
+                         "(labels=..., logits=..., ...)")
+    if labels is None or logits is None:
+        raise ValueError("Both labels= and logits= are required")
+    with ops.name_scope(name, "softmax_cross_entropy_with_logits_sg", [labels, logits]) as scope:
+        labels = array_ops2.stop_gradient(labels, name="labels_stop_gradient")
+        return softmax_cross_entropy_with_logits_v2(
+            labels=labels, logits=logits, axis=axis if axis is not None else dim, name=scope)
 
 
 def l2_loss(t, name=None):

@@ -63,6 +63,11 @@ class GradContext {
   // Gradient flowing into forward output i. When no gradient reaches that output, this is a
   // ZerosLike(output(i)) node, so gradient functions never see a null here.
   GradOutput grad(int i);
+  // True when a gradient reaches forward output i (before grad(i) substitutes zeros), so a
+  // gradient function can skip terms that would only multiply zeros (TF's _is_zeros_tensor).
+  bool has_grad(int i) const {
+    return i >= 0 && i < static_cast<int>(output_grads_.size()) && output_grads_[i].valid();
+  }
   template <typename T>
   Status GetAttr(std::string_view name, T* v) const {
     return GetNodeAttr(forward_->def(), name, v);

@@ -69,29 +69,56 @@ StatusOr<GradOutput> LossGradColumn(GradContext* c) {
   return c->Op("ExpandDims", {c->grad(0), axis});
 }
 
-// (loss, backprop) = sparse_xent(features, labels): d features = grad_loss[:, None] * backprop,
-// the first-order term of TF's _SparseSoftmaxCrossEntropyWithLogitsGrad. The second-order term
-// (the gradient flowing into the backprop output, which only a gradient of a gradient sends) is
-// omitted: a gradient into backprop does not reach features. Labels are integers: no gradient.
+// The part of d features that comes through the backprop output (= softmax(features) - labels)
+// when a gradient gg reaches it (a gradient of a gradient): softmax's Jacobian applied to gg,
+// (gg - sum(gg * softmax, -1)) * softmax, TF's second-order term. Null when none reaches it.
+StatusOr<GradOutput> BackpropTerm(GradContext* c) {
+  if (!c->has_grad(1)) return GradOutput{};
+  GradOutput gg = c->grad(1);
+  TX_ASSIGN_OR_RETURN(GradOutput softmax, c->Op("Softmax", {c->input(0)}));
+  TX_ASSIGN_OR_RETURN(GradOutput prod, c->Op("Mul", {gg, softmax}));
+  TX_ASSIGN_OR_RETURN(GradOutput sum, SumLastAxis(c, prod));
+  TX_ASSIGN_OR_RETURN(GradOutput diff, c->Op("Sub", {gg, sum}));
+  return c->Op("Mul", {diff, softmax});
+}
+
+// a + b, or a when b is null.
+StatusOr<GradOutput> AddIfValid(GradContext* c, GradOutput a, GradOutput b) {
+  if (!b.valid()) return a;
+  return c->Op("AddV2", {a, b});
+}
+
+// (loss, backprop) = sparse_xent(features, labels), TF's
+// _SparseSoftmaxCrossEntropyWithLogitsGrad: d features = grad_loss[:, None] * backprop, plus
+// the second-order term above when a gradient reaches backprop. Labels are integers: no gradient.
 Status SparseXentGradient(GradContext* c, GradList* dx) {
   TX_ASSIGN_OR_RETURN(GradOutput col, LossGradColumn(c));
-  TX_ASSIGN_OR_RETURN((*dx)[0], c->Op("Mul", {col, c->output(1)}));
+  TX_ASSIGN_OR_RETURN(GradOutput first, c->Op("Mul", {col, c->output(1)}));
+  TX_ASSIGN_OR_RETURN(GradOutput second, BackpropTerm(c));
+  TX_ASSIGN_OR_RETURN((*dx)[0], AddIfValid(c, first, second));
   return OkStatus();
 }
 REGISTER_GRADIENT("SparseSoftmaxCrossEntropyWithLogits", SparseXentGradient);
 
-// (loss, backprop) = xent(features, labels), both broadcast to [B, C]:
-//   d features = grad_loss[:, None] * backprop,
-//   d labels   = grad_loss[:, None] * -log_softmax(features)
-// (TF's _SoftmaxCrossEntropyWithLogitsGrad), each summed back to its input's shape when the
-// inputs were broadcast. As for the sparse op, the second-order term (a gradient flowing into the
-// backprop output) is omitted.
+// (loss, backprop) = xent(features, labels), both broadcast to [B, C] (TF's
+// _SoftmaxCrossEntropyWithLogitsGrad):
+//   d features = grad_loss[:, None] * backprop (+ the second-order term above),
+//   d labels   = grad_loss[:, None] * -log_softmax(features) (- gg, the gradient reaching
+//                backprop = softmax - labels; TF leaves this term out, we keep it so the
+//                gradient is exact),
+// each summed back to its input's shape when the inputs were broadcast. The loss gradient
+// assumes each labels row sums to 1 (as backprop does).
 Status XentGradient(GradContext* c, GradList* dx) {
   TX_ASSIGN_OR_RETURN(GradOutput col, LossGradColumn(c));
   TX_ASSIGN_OR_RETURN(GradOutput gf, c->Op("Mul", {col, c->output(1)}));
+  TX_ASSIGN_OR_RETURN(GradOutput second, BackpropTerm(c));
+  TX_ASSIGN_OR_RETURN(gf, AddIfValid(c, gf, second));
   TX_ASSIGN_OR_RETURN(GradOutput log_softmax, c->Op("LogSoftmax", {c->input(0)}));
   TX_ASSIGN_OR_RETURN(GradOutput neg, c->Op("Neg", {log_softmax}));
   TX_ASSIGN_OR_RETURN(GradOutput gl, c->Op("Mul", {col, neg}));
+  if (c->has_grad(1)) {
+    TX_ASSIGN_OR_RETURN(gl, c->Op("Sub", {gl, c->grad(1)}));
+  }
   const PartialTensorShape fs = c->StaticShape(c->input(0));
   const PartialTensorShape ls = c->StaticShape(c->input(1));
   if (fs.IsFullyDefined() && ls.IsFullyDefined() && fs == ls) {  // not broadcast

@@ -1,7 +1,7 @@
 // Numeric gradient checks (central differences in float64, relative error below 1e-6) of the NN
 // ops' gradients (gradients/nn_grad.cc): BiasAdd (NHWC, NCHW) and BiasAddGrad, Softmax and
-// LogSoftmax (rank 1 to 3), both softmax cross entropies (the loss output: the gradient omits the
-// second-order term through backprop, as TF's does when nothing flows into it), L2Loss, and
+// LogSoftmax (rank 1 to 3), both softmax cross entropies (the loss alone, and loss and backprop
+// together, which exercises the second-order term), L2Loss, and
 // BatchMatMulV2 (every adjoint combination, broadcast batch dims, rank-2 operands).
 #include <cstdint>
 #include <string>
@@ -27,16 +27,19 @@ Tensor Labels64(std::vector<int64_t> v) {
 
 // SoftmaxCrossEntropyWithLogits(features, softmax(x1)): labels that are distributions, as the
 // op's backprop assumes (x1 used once, so no AddN is needed).
-GradCheckRow XentRow(const char* label, TensorShape features, TensorShape labels) {
+// With both_outputs, loss and backprop are both checked (the gradient's second-order term).
+GradCheckRow XentRow(const char* label, TensorShape features, TensorShape labels,
+                     bool both_outputs = false) {
   GradCheckRow r;
   r.op = "SoftmaxCrossEntropyWithLogits";
   r.label = label;
   r.shapes = {features, labels};
-  r.outputs = {0};
-  r.build = [](Graph* g, const std::vector<GradOutput>& xs) -> StatusOr<std::vector<GradOutput>> {
+  r.build = [both_outputs](Graph* g, const std::vector<GradOutput>& xs)
+      -> StatusOr<std::vector<GradOutput>> {
     TX_ASSIGN_OR_RETURN(Node * dist, AddNodeFromInputs(g, "", "Softmax", {xs[1]}));
     TX_ASSIGN_OR_RETURN(Node * xent, AddNodeFromInputs(g, "", "SoftmaxCrossEntropyWithLogits",
                                                        {xs[0], {dist, 0}}));
+    if (both_outputs) return std::vector<GradOutput>{{xent, 0}, {xent, 1}};
     return std::vector<GradOutput>{{xent, 0}};
   };
   return r;
@@ -61,11 +64,16 @@ const std::vector<GradCheckRow>& NnRows() {
        .consts = {{1, Labels32({2, 0, 3})}}, .outputs = {0}},
       {.op = "SparseSoftmaxCrossEntropyWithLogits", .label = "int64", .shapes = {{2, 5}},
        .consts = {{1, Labels64({4, 1})}}, .outputs = {0}},
+      // Loss and backprop: the second-order term through backprop.
+      {.op = "SparseSoftmaxCrossEntropyWithLogits", .label = "both_outputs", .shapes = {{3, 4}},
+       .consts = {{1, Labels32({1, 3, 0})}}},
       // Labels are differentiated too (d loss / d labels = -log_softmax(features)), through a
       // softmax that makes each row a distribution.
       XentRow("same_shape", {3, 4}, {3, 4}),
       XentRow("labels_broadcast", {3, 4}, {4}),
       XentRow("features_broadcast", {1, 4}, {2, 4}),
+      XentRow("both_outputs", {3, 4}, {3, 4}, true),
+      XentRow("both_outputs_broadcast", {1, 4}, {3, 4}, true),
       {.op = "L2Loss", .label = "matrix", .shapes = {{2, 3}}},
       {.op = "L2Loss", .label = "scalar", .shapes = {{}}},
       {.op = "BatchMatMulV2", .label = "plain", .shapes = {{2, 2, 3}, {2, 3, 4}}},
