@@ -120,6 +120,25 @@ TEST(BiasAddOpTest, EmptyTensors) {
   CheckBiasAdd(DT_FLOAT, TensorShape({0, 3}), false);     // empty batch
   CheckBiasAdd(DT_FLOAT, TensorShape({2, 3, 0, 4}), true);
   CheckBiasAdd(DT_DOUBLE, TensorShape({4, 0}), false);    // zero channels: empty bias
+  // Empty, with spatial dims whose product overflows int64 (the zero comes first).
+  const int64_t big = int64_t{3} << 40;
+  for (bool nchw : {false, true}) {
+    const TensorShape s = nchw ? TensorShape({0, 3, big, big}) : TensorShape({0, big, big, 3});
+    ASSERT_EQ(s.num_elements(), 0);
+    auto sums = KernelRunner("BiasAddGrad")
+                    .Attr("data_format", nchw ? "NCHW" : "NHWC")
+                    .Input(Tensor(DT_FLOAT, s))
+                    .RunOne();
+    ASSERT_TRUE(sums.ok()) << sums.status();
+    EXPECT_EQ(ToDoubles(*sums), std::vector<double>(3, 0.0));
+    auto out = KernelRunner("BiasAdd")
+                   .Attr("data_format", nchw ? "NCHW" : "NHWC")
+                   .Input(Tensor(DT_FLOAT, s))
+                   .Input(AsTensor<float>({1, 2, 3}, {3}))
+                   .RunOne();
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(out->shape(), s);
+  }
 }
 
 TEST(BiasAddOpTest, ParallelPathsAndBitIdenticalSums) {

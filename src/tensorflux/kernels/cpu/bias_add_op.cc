@@ -75,6 +75,11 @@ Status GetLayout(const OpKernel& k, const TensorShape& shape, bool nchw, Layout*
   }
   const int c = nchw ? 1 : shape.dims() - 1;
   l->channels = shape.dim_size(c);
+  if (shape.num_elements() == 0) {
+    // Nothing to read; the products of the other dims could overflow ([2^40, 2^40, 0, C]).
+    l->outer = l->inner = 0;
+    return OkStatus();
+  }
   for (int d = 0; d < c; ++d) l->outer *= shape.dim_size(d);
   for (int d = c + 1; d < shape.dims(); ++d) l->inner *= shape.dim_size(d);
   return OkStatus();

@@ -173,12 +173,14 @@ class BatchMatMulV2Op : public OpKernel {
                 errors::InvalidArgument("Matrix size-incompatible: In[0]: ",
                                         x.shape().DebugString(), ", In[1]: ",
                                         y.shape().DebugString(), where));
-    // Broadcast batch dims, right-aligned; strides in matrices.
+    // Broadcast batch dims, right-aligned; strides in matrices. The running products wrap
+    // (unsigned) rather than overflow when x or y is empty; they are only used when the output
+    // is not, and then they are at most its batch size.
     const int bx = rx - 2, by = ry - 2, rank = std::max(bx, by);
     p.dims.assign(rank, 1);
     p.x_stride.assign(rank, 0);
     p.y_stride.assign(rank, 0);
-    int64_t sx = 1, sy = 1;
+    uint64_t sx = 1, sy = 1;
     for (int i = rank - 1; i >= 0; --i) {
       const int ix = i - (rank - bx), iy = i - (rank - by);
       const int64_t dx = ix >= 0 ? x.dim_size(ix) : 1;
@@ -188,10 +190,10 @@ class BatchMatMulV2Op : public OpKernel {
                       "In[0] and In[1] must have compatible batch dimensions: ",
                       x.shape().DebugString(), " vs. ", y.shape().DebugString(), where));
       p.dims[i] = dx == 1 ? dy : dx;
-      p.x_stride[i] = dx == 1 ? 0 : sx;
-      p.y_stride[i] = dy == 1 ? 0 : sy;
-      sx *= dx;
-      sy *= dy;
+      p.x_stride[i] = dx == 1 ? 0 : static_cast<int64_t>(sx);
+      p.y_stride[i] = dy == 1 ? 0 : static_cast<int64_t>(sy);
+      sx *= static_cast<uint64_t>(dx);
+      sy *= static_cast<uint64_t>(dy);
     }
     std::vector<int64_t> out_dims = p.dims;
     out_dims.push_back(d.m);
@@ -203,7 +205,7 @@ class BatchMatMulV2Op : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
     if (out->NumElements() == 0) return;
     p.batch = out->NumElements() / (d.m * d.n);
-    if (sy == 1 && sx == p.batch && !d.ta) {
+    if (sy == 1 && sx == static_cast<uint64_t>(p.batch) && !d.ta) {
       // One y for every x, x not transposed: x's rows stack into one [B*M, K] matrix.
       d.m *= p.batch;
       p.batch = 1;

@@ -166,10 +166,12 @@ class XentOp : public OpKernel {
       dims[d] = a == 1 ? b : a;
     }
     const int64_t batch = dims[0], classes = dims[1];
+    auto backprop_shape = TensorShape::Make({batch, classes});  // INVALID_ARGUMENT on overflow
+    OP_REQUIRES_OK(ctx, backprop_shape.status());
     Tensor* loss = nullptr;
     Tensor* backprop = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({batch}), &loss));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({batch, classes}), &backprop));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *backprop_shape, &backprop));
     if (batch == 0) return;
     OP_REQUIRES_OK(ctx, nn_kernels::VisitFloatType(*this, features.dtype(), [&](auto tag) {
                      using T = typename decltype(tag)::type;
