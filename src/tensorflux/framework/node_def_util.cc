@@ -403,7 +403,8 @@ Status ValidateNodeDef(const NodeDef& node_def, const OpDef& op_def) {
     }
   }
   // Attrs: every NodeDef attr declared (or internal), every declared attr present and valid.
-  for (const auto& [name, value] : n.attr()) {
+  for (const auto& entry : n.attr()) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 can't capture one
     if (!name.empty() && name[0] == '_') continue;
     bool declared = std::any_of(op_def.attr().begin(), op_def.attr().end(),
                                 [&](const OpDef::AttrDef& a) { return a.name() == name; });
