@@ -4,7 +4,11 @@
 //   AvgPoolGrad -> (none for orig_input_shape, AvgPool(d output)): AvgPoolGrad is linear in grad
 //              and its adjoint is AvgPool with the same window;
 //   FusedBatchNormV3 -> FusedBatchNormGradV3 (see below).
-// MaxPoolGrad's own gradient (MaxPoolGradGrad) is not implemented.
+//   MaxPoolGrad -> (none, none, MaxPoolGradGrad(x, y, d output)): MaxPoolGrad is linear in grad
+//              (it scatters grad to the argmax positions); its adjoint gathers from them. The
+//              argmax is piecewise constant in orig_input, so orig_input and orig_output get
+//              none (zeros, as TF's _MaxPoolGradGrad gives);
+//   MaxPoolGradGrad -> (none, none, MaxPoolGrad(x, y, d output)), the adjoint back again.
 
 #include <string>
 #include <vector>
@@ -60,6 +64,29 @@ Status AvgPoolGradGradFn(GradContext* c, GradList* dx) {
   return OkStatus();
 }
 REGISTER_GRADIENT("AvgPoolGrad", AvgPoolGradGradFn);
+
+// Gradients of the linear-in-grad max pooling backward ops: each is the other's adjoint.
+Status MaxPoolAdjoint(GradContext* c, GradList* dx, const char* adjoint) {
+  GradAttrs attrs;
+  TX_RETURN_IF_ERROR(PoolAttrs(c, /*with_explicit=*/false, &attrs));
+  TX_ASSIGN_OR_RETURN((*dx)[2], c->Op(adjoint, {c->input(0), c->input(1), c->grad(0)}, attrs));
+  return OkStatus();
+}
+Status MaxPoolGradGradFn(GradContext* c, GradList* dx) {
+  std::string padding;
+  TX_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
+  if (padding == "EXPLICIT") {
+    return errors::Unimplemented("The gradient of MaxPoolGrad with EXPLICIT padding (node ",
+                                 c->op().name(), ") needs MaxPoolGradGrad, which takes only "
+                                 "SAME or VALID (as in TensorFlow)");
+  }
+  return MaxPoolAdjoint(c, dx, "MaxPoolGradGrad");
+}
+Status MaxPoolGradGradGradFn(GradContext* c, GradList* dx) {
+  return MaxPoolAdjoint(c, dx, "MaxPoolGrad");
+}
+REGISTER_GRADIENT("MaxPoolGrad", MaxPoolGradGradFn);
+REGISTER_GRADIENT("MaxPoolGradGrad", MaxPoolGradGradGradFn);
 
 // TF's _FusedBatchNormV3Grad: FusedBatchNormGradV3(dy, x, scale, r1, r2, reserve_space_3) with the
 // forward node's epsilon, data_format and is_training. Training: r1, r2 are the forward outputs

@@ -3,6 +3,7 @@
 //   MaxPool / AvgPool:  value [N, H, W, C] -> output [N, out_rows, out_cols, C]
 //   MaxPoolGrad:        (orig_input [N,H,W,C], orig_output, grad [N,out_rows,out_cols,C]) -> [N,H,W,C]
 //   AvgPoolGrad:        (orig_input_shape int32 [4], grad) -> [orig_input_shape]
+//   MaxPoolGradGrad:    (orig_input, orig_output, grad [N,H,W,C]) -> [N,out_rows,out_cols,C]
 // Window geometry and attr validation: ops/pool_window.h. Kernels: kernels/cpu/pooling_ops.cc.
 #include <vector>
 
@@ -63,6 +64,20 @@ Status MaxPoolGradShape(InferenceContext* c) {
   }
   c->set_output(0, c->input(0).unknown_rank() ? PartialTensorShape({-1, -1, -1, -1})
                                               : c->input(0));
+  return OkStatus();
+}
+
+// MaxPoolGradGrad: output has the pooled shape; grad must have orig_input's shape.
+Status MaxPoolGradGradShape(InferenceContext* c) {
+  PartialTensorShape pooled;
+  TX_RETURN_IF_ERROR(PooledShape(c, c->input(0), &pooled));
+  if (!c->input(1).IsCompatibleWith(pooled) || !c->input(2).IsCompatibleWith(c->input(0))) {
+    return errors::InvalidArgument("MaxPoolGradGrad: orig_output ", c->input(1).DebugString(),
+                                   " must have the pooled shape ", pooled.DebugString(),
+                                   " and grad ", c->input(2).DebugString(),
+                                   " orig_input's shape for '", c->node_def().name(), "'");
+  }
+  c->set_output(0, pooled);
   return OkStatus();
 }
 
@@ -131,6 +146,20 @@ REGISTER_OP("MaxPoolGrad")
     .SetShapeFn(MaxPoolGradShape)
     .Doc("Gradient of MaxPool: each grad element goes to the position of its window's maximum in "
          "orig_input (the first one in row-major window order on ties); output orig_input's shape.");
+
+REGISTER_OP("MaxPoolGradGrad")
+    .Input("orig_input: T")
+    .Input("orig_output: T")
+    .Input("grad: T")
+    .Output("output: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16}")
+    .SetShapeFn(MaxPoolGradGradShape)
+    .Doc("Gradient of MaxPoolGrad with respect to its grad input: for each window of orig_input, "
+         "the element of grad (orig_input-shaped) at the window's first maximum.");
 
 REGISTER_OP("AvgPoolGrad")
     .Input("orig_input_shape: int32")

@@ -1,6 +1,7 @@
 // Numeric gradient checks (float64 central differences) of the pooling and batch-norm gradients
 // (gradients/pool_bn_grad.cc). Max pooling inputs are random uniform values, so ties (where the
 // max is not differentiable) do not occur in practice.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,6 +45,40 @@ GradCheckRow AvgPoolGradRow(const char* label, std::vector<int32_t> in, TensorSh
   return r;
 }
 
+// MaxPoolGrad / MaxPoolGradGrad as functions of their grad input (orig_input and orig_output
+// are constants: random values without ties, orig_output computed from them by a MaxPool node).
+GradCheckRow MaxPoolBackwardRow(const char* op, const char* label, TensorShape in,
+                                GradAttrs window) {
+  GradCheckRow r;
+  r.op = op;
+  r.label = label;
+  const bool grad_grad = std::string(op) == "MaxPoolGradGrad";
+  // The differentiated input: pooled-shaped for MaxPoolGrad, input-shaped for MaxPoolGradGrad.
+  r.shapes = {in};
+  r.build = [op, in, window, grad_grad](Graph* g, const std::vector<GradOutput>& xs)
+      -> StatusOr<std::vector<GradOutput>> {
+    std::vector<double> v(in.num_elements());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(1.7 * i + 0.3) * 3;  // distinct values
+    NodeDef def;
+    def.set_name("orig_input");
+    def.set_op("Const");
+    AddNodeAttr("value", Tensor::FromVector<double>(absl::Span<const double>(v), in), &def);
+    AddNodeAttr("dtype", DT_DOUBLE, &def);
+    TX_ASSIGN_OR_RETURN(Node * x, g->AddNode(def));
+    TX_ASSIGN_OR_RETURN(Node * y, AddNodeFromInputs(g, "", "MaxPool", {GradOutput{x, 0}}, window));
+    GradOutput grad = xs[0];
+    if (!grad_grad) {  // MaxPoolGrad takes a pooled-shaped grad: pool the placeholder first
+      TX_ASSIGN_OR_RETURN(Node * p, AddNodeFromInputs(g, "", "AvgPool", {xs[0]}, window));
+      grad = GradOutput{p, 0};
+    }
+    TX_ASSIGN_OR_RETURN(Node * z, AddNodeFromInputs(g, "", op,
+                                                    {GradOutput{x, 0}, GradOutput{y, 0}, grad},
+                                                    window));
+    return std::vector<GradOutput>{GradOutput{z, 0}};
+  };
+  return r;
+}
+
 const std::vector<GradCheckRow>& PoolRows() {
   static const auto* rows = new std::vector<GradCheckRow>{
       Pool("MaxPool", "2x2_s2_valid", TensorShape({2, 4, 4, 2}), Window(2, 2, 2, 2, "VALID")),
@@ -53,6 +88,10 @@ const std::vector<GradCheckRow>& PoolRows() {
       Pool("AvgPool", "2x2_s2_valid", TensorShape({2, 4, 4, 2}), Window(2, 2, 2, 2, "VALID")),
       Pool("AvgPool", "3x3_s2_same_odd", TensorShape({1, 5, 7, 2}), Window(3, 3, 2, 2, "SAME")),
       Pool("AvgPool", "3x2_s1_same", TensorShape({2, 3, 4, 1}), Window(3, 2, 1, 1, "SAME")),
+      MaxPoolBackwardRow("MaxPoolGrad", "3x3_s2_same", TensorShape({1, 5, 6, 2}),
+                         Window(3, 3, 2, 2, "SAME")),
+      MaxPoolBackwardRow("MaxPoolGradGrad", "2x3_s1x2_valid", TensorShape({2, 4, 5, 2}),
+                         Window(2, 3, 1, 2, "VALID")),
       AvgPoolGradRow("3x3_s2_same", {1, 5, 7, 2}, TensorShape({1, 3, 4, 2}),
                      Window(3, 3, 2, 2, "SAME")),
   };

@@ -1,4 +1,4 @@
-// MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad (kernels/cpu/pooling_ops.cc) against float64
+// MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad, MaxPoolGradGrad (kernels/cpu/pooling_ops.cc) against float64
 // reference loops written here: odd sizes, SAME/VALID/EXPLICIT, strides != ksize, windows larger
 // than the input (SAME), ties for max pooling, float32 (oneDNN) and float64/half/bfloat16/int
 // (direct loops) on one and several threads, empty tensors, big/small values, the shape
@@ -48,6 +48,7 @@ struct Ref {
   std::vector<int64_t> out_shape;
   std::vector<double> max, avg;          // forward
   std::vector<double> max_grad, avg_grad;  // backward of `grad`
+  std::vector<int64_t> max_at;             // flat input index of each window's first maximum
 };
 
 // Visits every window position (ky, kx) of every output, skipping padded positions.
@@ -62,6 +63,7 @@ Ref Reference(const Cfg& c, const std::vector<double>& x, const std::vector<doub
   r.avg.assign(N * oh * ow * C, 0);
   r.max_grad.assign(x.size(), 0);
   r.avg_grad.assign(x.size(), 0);
+  r.max_at.assign(N * oh * ow * C, -1);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t i = 0; i < oh; ++i)
       for (int64_t j = 0; j < ow; ++j)
@@ -81,6 +83,7 @@ Ref Reference(const Cfg& c, const std::vector<double>& x, const std::vector<doub
             }
           const int64_t o = ((n * oh + i) * ow + j) * C + ch;
           r.max[o] = best;
+          r.max_at[o] = best_at;
           r.avg[o] = sum / count;
           if (!grad.empty()) {
             r.max_grad[best_at] += grad[o];
@@ -194,6 +197,21 @@ void CheckConfig(const Cfg& c, DataType dt, DeviceBase* device) {
     ASSERT_TRUE(out.ok()) << label << " AvgPoolGrad: " << out.status();
     EXPECT_EQ(out->shape(), in_shape);
     ExpectNear(ToDoubles(*out), ref.avg_grad, dt, label + " AvgPoolGrad");
+  }
+  if (c.padding != "EXPLICIT") {  // MaxPoolGradGrad: grad (input-shaped) at each window's max
+    std::vector<double> gi = Values(Product(c.in), 13);
+    for (double& v : gi) v = test::RoundTo(dt, v);
+    std::vector<double> want(ref.max_at.size());
+    for (size_t o = 0; o < want.size(); ++o) want[o] = gi[ref.max_at[o]];
+    KernelRunner r("MaxPoolGradGrad");
+    r.OnDevice(device)
+        .Input(FromDoubles(dt, in_shape, x))
+        .Input(FromDoubles(dt, out_shape, ref.max))
+        .Input(FromDoubles(dt, in_shape, gi));
+    auto out = WindowAttrs(r, c).RunOne();
+    ASSERT_TRUE(out.ok()) << label << " MaxPoolGradGrad: " << out.status();
+    EXPECT_EQ(out->shape(), out_shape);
+    EXPECT_EQ(ToDoubles(*out), want) << label << " MaxPoolGradGrad";
   }
 }
 
@@ -339,6 +357,13 @@ TEST(PoolingOps, InvalidAttrsAndShapes) {
     r.Input(Tensor(DT_FLOAT, TensorShape({1, 4, 4, 2})))
         .Input(Tensor(DT_FLOAT, TensorShape({1, 2, 2, 2})))
         .Input(Tensor(DT_FLOAT, TensorShape({1, 2, 3, 2})));
+    ExpectInvalid(WindowAttrs(r, c).RunOne(), "grad has shape");
+  }
+  {  // MaxPoolGradGrad: grad must have orig_input's shape
+    KernelRunner r("MaxPoolGradGrad");
+    r.Input(Tensor(DT_FLOAT, TensorShape({1, 4, 4, 2})))
+        .Input(Tensor(DT_FLOAT, TensorShape({1, 2, 2, 2})))
+        .Input(Tensor(DT_FLOAT, TensorShape({1, 2, 2, 2})));
     ExpectInvalid(WindowAttrs(r, c).RunOne(), "grad has shape");
   }
   {  // MaxPoolGrad: orig_output of the wrong shape

@@ -1,4 +1,5 @@
-// CPU kernels of MaxPool, AvgPool, MaxPoolGrad and AvgPoolGrad (ops/pooling_ops.cc), NHWC only.
+// CPU kernels of MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad and MaxPoolGradGrad
+// (ops/pooling_ops.cc), NHWC only.
 //
 // float32: oneDNN pooling primitives (kernels/cpu/dnnl_util.h): pooling_max and
 //   pooling_avg_exclude_padding (TF's AvgPool divides by the number of valid elements).
@@ -8,7 +9,8 @@
 // float64, half, bfloat16 and the integer MaxPool types: one direct-loop template (PoolLoops)
 //   — oneDNN has no float64, and the gradient checker needs float64. Half and bfloat16 average
 //   in float. The loops split the batch x output-rows space over the intra-op pool. Without
-//   oneDNN (TX_HAVE_DNNL undefined) float32 uses the loops too.
+//   oneDNN (TX_HAVE_DNNL undefined) float32 uses the loops too. MaxPoolGradGrad (no oneDNN
+//   counterpart) uses the loops for every dtype.
 // Validation (INVALID_ARGUMENT): attrs as in ops/pool_window.h; the input must be rank 4 and the
 // window must fit; MaxPoolGrad's orig_output and grad and AvgPoolGrad's grad must have the pooled
 // shape; AvgPoolGrad's orig_input_shape must be 4 non-negative int32 values.
@@ -138,6 +140,37 @@ struct PoolLoops {
         }
         T* out = in_grad + b * image;
         for (int64_t i = 0; i < image; ++i) out[i] = static_cast<T>(sum[i]);
+      }
+    });
+  }
+  // out[window] = g[first maximum of `in` in the window] (g has the input's shape).
+  static void GatherAtMax(OpKernelContext* ctx, const PoolWindow& w, const T* in, const T* g,
+                          T* out) {
+    const int64_t C = w.depth;
+    Shard(ctx, w.batch * w.out_rows, w.out_cols * w.k_rows * w.k_cols * C,
+          [&](int64_t r0, int64_t r1) {
+      std::vector<Acc> best(static_cast<size_t>(C));
+      std::vector<int64_t> arg(static_cast<size_t>(C));
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t b = r / w.out_rows, oy = r % w.out_rows;
+        int64_t y0, y1;
+        WindowRange(oy, w.s_rows, w.pad_top, w.k_rows, w.in_rows, &y0, &y1);
+        for (int64_t ox = 0; ox < w.out_cols; ++ox) {
+          int64_t x0, x1;
+          WindowRange(ox, w.s_cols, w.pad_left, w.k_cols, w.in_cols, &x0, &x1);
+          const int64_t first = ((b * w.in_rows + y0) * w.in_cols + x0) * C;
+          for (int64_t c = 0; c < C; ++c) best[c] = Acc(in[first + c]), arg[c] = first + c;
+          for (int64_t y = y0; y < y1; ++y) {
+            for (int64_t x = x0; x < x1; ++x) {
+              const int64_t pos = ((b * w.in_rows + y) * w.in_cols + x) * C;
+              for (int64_t c = 0; c < C; ++c) {
+                if (Acc(in[pos + c]) > best[c]) best[c] = Acc(in[pos + c]), arg[c] = pos + c;
+              }
+            }
+          }
+          T* o = out + ((b * w.out_rows + oy) * w.out_cols + ox) * C;
+          for (int64_t c = 0; c < C; ++c) o[c] = g[arg[c]];
+        }
       }
     });
   }
@@ -340,6 +373,32 @@ class AvgPoolGradOp : public PoolKernelBase {
 };
 
 template <typename T>
+class MaxPoolGradGradOp : public PoolKernelBase {
+ public:
+  using PoolKernelBase::PoolKernelBase;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& orig_out = ctx->input(1);
+    const Tensor& grad = ctx->input(2);
+    PoolWindow w;
+    OP_REQUIRES_OK(ctx, Window(in.shape(), &w));
+    const TensorShape pooled = PooledShape(w);
+    OP_REQUIRES(ctx, orig_out.shape() == pooled,
+                errors::InvalidArgument("MaxPoolGradGrad: orig_output has shape ",
+                                        orig_out.shape().DebugString(), ", expected the pooled "
+                                        "shape ", pooled.DebugString()));
+    OP_REQUIRES(ctx, grad.shape() == in.shape(),
+                errors::InvalidArgument("MaxPoolGradGrad: grad has shape ",
+                                        grad.shape().DebugString(), ", expected orig_input's "
+                                        "shape ", in.shape().DebugString()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, pooled, &out));
+    if (w.OutputSize() == 0) return;
+    PoolLoops<T>::GatherAtMax(ctx, w, in.data<T>(), grad.data<T>(), out->data<T>());
+  }
+};
+
+template <typename T>
 using MaxPoolOp = PoolOp<T, PoolKind::kMax>;
 template <typename T>
 using AvgPoolOp = PoolOp<T, PoolKind::kAvg>;
@@ -352,7 +411,9 @@ using AvgPoolOp = PoolOp<T, PoolKind::kAvg>;
   REGISTER_KERNEL_BUILDER(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
                           MaxPoolGradOp<T>);                                               \
   REGISTER_KERNEL_BUILDER(Name("AvgPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
-                          AvgPoolGradOp<T>)
+                          AvgPoolGradOp<T>);                                               \
+  REGISTER_KERNEL_BUILDER(Name("MaxPoolGradGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          MaxPoolGradGradOp<T>)
 TX_REGISTER_FLOAT_POOL(float);
 TX_REGISTER_FLOAT_POOL(double);
 TX_REGISTER_FLOAT_POOL(Half);
