@@ -168,40 +168,55 @@ dnnl::normalization_flags Flags(bool training) {
 }
 
 // Training: writes the batch mean and biased variance into mean/var. Inference: reads them.
-Status DnnlForward(const BnLayout& l, bool training, float eps, const float* x, const float* scale,
-                   const float* offset, float* mean, float* var, float* y) {
-  return dnnl_util::Run("batch norm forward", [&](dnnl::stream& s) {
+Status DnnlForward(OpKernelContext* ctx, const BnLayout& l, bool training, float eps, const float* x,
+                   const float* scale, const float* offset, float* mean, float* var, float* y) {
+  Status alloc;
+  Tensor buf;  // the scratchpad, alive until Run has waited for the stream
+  Status run = dnnl_util::Run("batch norm forward", [&](dnnl::stream& s) {
     const auto flags = Flags(training);
     const auto prop = training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
     dnnl::batch_normalization_forward::primitive_desc pd(
-        dnnl::batch_normalization_forward::desc(prop, DnnlData(l), eps, flags), dnnl_util::CpuEngine());
+        dnnl::batch_normalization_forward::desc(prop, DnnlData(l), eps, flags),
+        dnnl_util::UserScratchpadAttr(), dnnl_util::CpuEngine());
+    dnnl::memory scratchpad;
+    alloc = dnnl_util::Scratchpad(ctx, pd.scratchpad_desc(), &buf, &scratchpad);
+    if (!alloc.ok()) return;
     dnnl::batch_normalization_forward(pd).execute(
         s, {{DNNL_ARG_SRC, dnnl_util::Wrap(DnnlData(l), x)},
             {DNNL_ARG_DST, dnnl_util::Wrap(DnnlData(l), y)},
             {DNNL_ARG_SCALE, dnnl_util::Wrap(DnnlVec(l), scale)},
             {DNNL_ARG_SHIFT, dnnl_util::Wrap(DnnlVec(l), offset)},
             {DNNL_ARG_MEAN, dnnl_util::Wrap(DnnlVec(l), mean)},
-            {DNNL_ARG_VARIANCE, dnnl_util::Wrap(DnnlVec(l), var)}});
+            {DNNL_ARG_VARIANCE, dnnl_util::Wrap(DnnlVec(l), var)},
+            {DNNL_ARG_SCRATCHPAD, scratchpad}});
   });
+  TX_RETURN_IF_ERROR(alloc);
+  return run;
 }
 
-Status DnnlBackward(const BnLayout& l, bool training, float eps, const float* dy, const float* x,
+Status DnnlBackward(OpKernelContext* ctx, const BnLayout& l, bool training, float eps, const float* dy, const float* x,
                     const float* scale, const float* mean, const float* var, float* dx,
                     float* dscale, float* doffset) {
   // oneDNN 2.6's backward pass with use_shift wants the shift as an input too, though the
   // gradients do not depend on it: zeros.
   std::vector<float> shift(static_cast<size_t>(l.c), 0.0f);
-  return dnnl_util::Run("batch norm backward", [&](dnnl::stream& s) {
+  Status alloc;
+  Tensor buf;  // the scratchpad, alive until Run has waited for the stream
+  Status run = dnnl_util::Run("batch norm backward", [&](dnnl::stream& s) {
     const auto flags = Flags(training);
     const auto& engine = dnnl_util::CpuEngine();
+    const dnnl::primitive_attr attr = dnnl_util::UserScratchpadAttr();
     dnnl::batch_normalization_forward::primitive_desc fwd_pd(
         dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_training, DnnlData(l), eps,
                                                 flags),
-        engine);
+        attr, engine);
     dnnl::batch_normalization_backward::primitive_desc pd(
         dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, DnnlData(l),
                                                  DnnlData(l), eps, flags),
-        engine, fwd_pd);
+        attr, engine, fwd_pd);
+    dnnl::memory scratchpad;
+    alloc = dnnl_util::Scratchpad(ctx, pd.scratchpad_desc(), &buf, &scratchpad);
+    if (!alloc.ok()) return;
     dnnl::batch_normalization_backward(pd).execute(
         s, {{DNNL_ARG_SRC, dnnl_util::Wrap(DnnlData(l), x)},
             {DNNL_ARG_DIFF_DST, dnnl_util::Wrap(DnnlData(l), dy)},
@@ -211,8 +226,11 @@ Status DnnlBackward(const BnLayout& l, bool training, float eps, const float* dy
             {DNNL_ARG_SHIFT, dnnl_util::Wrap(DnnlVec(l), shift.data())},
             {DNNL_ARG_DIFF_SRC, dnnl_util::Wrap(DnnlData(l), dx)},
             {DNNL_ARG_DIFF_SCALE, dnnl_util::Wrap(DnnlVec(l), dscale)},
-            {DNNL_ARG_DIFF_SHIFT, dnnl_util::Wrap(DnnlVec(l), doffset)}});
+            {DNNL_ARG_DIFF_SHIFT, dnnl_util::Wrap(DnnlVec(l), doffset)},
+            {DNNL_ARG_SCRATCHPAD, scratchpad}});
   });
+  TX_RETURN_IF_ERROR(alloc);
+  return run;
 }
 #endif  // TX_HAVE_DNNL
 
@@ -323,7 +341,7 @@ class FusedBatchNormOp : public BatchNormBase {
         for (int64_t c = 0; c < C; ++c) fm[c] = static_cast<float>(mean[c]), fv[c] = static_cast<float>(var[c]);
       }
       // x may share y's buffer (forwarding): oneDNN's batch norm supports in-place.
-      OP_REQUIRES_OK(ctx, DnnlForward(l, is_training_, epsilon_, x.data<float>(),
+      OP_REQUIRES_OK(ctx, DnnlForward(ctx, l, is_training_, epsilon_, x.data<float>(),
                                       ctx->input(1).data<float>(), ctx->input(2).data<float>(),
                                       fm.data(), fv.data(), y->data<float>()));
       mean.assign(fm.begin(), fm.end());
@@ -407,7 +425,7 @@ class FusedBatchNormGradOp : public BatchNormBase {
     }
     if constexpr (kUseDnnl<T, U>) {
 #ifdef TX_HAVE_DNNL
-      OP_REQUIRES_OK(ctx, DnnlBackward(l, is_training_, epsilon_, dy.data<float>(), x.data<float>(),
+      OP_REQUIRES_OK(ctx, DnnlBackward(ctx, l, is_training_, epsilon_, dy.data<float>(), x.data<float>(),
                                        ctx->input(2).data<float>(), ctx->input(3).data<float>(),
                                        ctx->input(4).data<float>(), dx->data<float>(),
                                        dscale->data<float>(), doffset->data<float>()));

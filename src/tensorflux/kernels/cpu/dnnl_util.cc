@@ -1,5 +1,9 @@
 #include "tensorflux/kernels/cpu/dnnl_util.h"
 
+#include <algorithm>
+
+#include "tensorflux/framework/op_kernel.h"
+
 #ifdef TX_HAVE_DNNL
 namespace tensorflux {
 namespace dnnl_util {
@@ -7,6 +11,15 @@ namespace dnnl_util {
 dnnl::engine& CpuEngine() {
   static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *engine;
+}
+
+Status Scratchpad(OpKernelContext* ctx, const dnnl::memory::desc& md, Tensor* buf,
+                  dnnl::memory* mem) {
+  const int64_t bytes = static_cast<int64_t>(md.get_size());
+  TX_RETURN_IF_ERROR(
+      ctx->allocate_temp(DT_UINT8, TensorShape({std::max<int64_t>(bytes, 1)}), buf));
+  *mem = dnnl::memory(md, CpuEngine(), buf->data<uint8_t>());
+  return OkStatus();
 }
 
 dnnl::stream& ThreadStream() {

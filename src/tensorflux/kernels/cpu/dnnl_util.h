@@ -25,6 +25,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensorflux/core/status.h"
+#include "tensorflux/core/tensor.h"
+
+namespace tensorflux {
+class OpKernelContext;
+}  // namespace tensorflux
 
 namespace tensorflux {
 namespace dnnl_util {
@@ -39,10 +44,26 @@ inline dnnl::memory::desc Nhwc(int64_t n, int64_t h, int64_t w, int64_t c,
   return dnnl::memory::desc({n, c, h, w}, dt, dnnl::memory::format_tag::nhwc);
 }
 
+// Primitive attributes with a user-managed scratchpad. oneDNN's default library-managed
+// scratchpad belongs to the primitive, and oneDNN's primitive cache hands the same primitive to
+// every caller with the same descriptor: two threads executing it at once (concurrent steps, or
+// two nodes of one shape) would share that scratchpad. Kernels pass their own per call instead
+// (Scratchpad below, DNNL_ARG_SCRATCHPAD).
+inline dnnl::primitive_attr UserScratchpadAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 // A memory object over a tensor's buffer (not owned; oneDNN only reads or writes through it).
 inline dnnl::memory Wrap(const dnnl::memory::desc& md, const void* data) {
   return dnnl::memory(md, CpuEngine(), const_cast<void*>(data));
 }
+
+// Allocates (allocate_temp, kept alive by *buf) the scratchpad `md` of a primitive created with
+// UserScratchpadAttr() and sets *mem over it. RESOURCE_EXHAUSTED when out of memory.
+Status Scratchpad(OpKernelContext* ctx, const dnnl::memory::desc& md, Tensor* buf,
+                  dnnl::memory* mem);
 
 // An in-order stream on CpuEngine() owned by the calling thread, for kernels that execute on
 // every call and do not want to create a stream each time (streams are not shared between

@@ -188,34 +188,49 @@ dnnl::pooling_forward::desc DnnlPoolDesc(const PoolWindow& w, PoolKind kind,
       {w.k_rows, w.k_cols}, {w.pad_top, w.pad_left}, {w.pad_bottom, w.pad_right});
 }
 
-Status DnnlForward(const PoolWindow& w, PoolKind kind, const float* in, float* out) {
-  return dnnl_util::Run("pooling forward", [&](dnnl::stream& s) {
+Status DnnlForward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, const float* in,
+                   float* out) {
+  Status alloc;
+  Tensor buf;  // the scratchpad, alive until Run has waited for the stream
+  Status run = dnnl_util::Run("pooling forward", [&](dnnl::stream& s) {
     dnnl::pooling_forward::primitive_desc pd(
-        DnnlPoolDesc(w, kind, dnnl::prop_kind::forward_inference), dnnl_util::CpuEngine());
+        DnnlPoolDesc(w, kind, dnnl::prop_kind::forward_inference),
+        dnnl_util::UserScratchpadAttr(), dnnl_util::CpuEngine());
+    dnnl::memory scratchpad;
+    alloc = dnnl_util::Scratchpad(ctx, pd.scratchpad_desc(), &buf, &scratchpad);
+    if (!alloc.ok()) return;
     dnnl::pooling_forward(pd).execute(s, {{DNNL_ARG_SRC, dnnl_util::Wrap(pd.src_desc(), in)},
-                                          {DNNL_ARG_DST, dnnl_util::Wrap(pd.dst_desc(), out)}});
+                                          {DNNL_ARG_DST, dnnl_util::Wrap(pd.dst_desc(), out)},
+                                          {DNNL_ARG_SCRATCHPAD, scratchpad}});
   });
+  TX_RETURN_IF_ERROR(alloc);
+  return run;
 }
 
 // `in` is needed for max pooling only (the forward pass that fills the workspace).
 Status DnnlBackward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, const float* in,
                     const float* grad, float* in_grad) {
-  Tensor fwd_out, workspace;
+  Tensor fwd_out, workspace, bwd_buf, fwd_buf;  // alive until Run has waited for the stream
   Status alloc;
   Status run = dnnl_util::Run("pooling backward", [&](dnnl::stream& s) {
     const auto& engine = dnnl_util::CpuEngine();
+    const dnnl::primitive_attr attr = dnnl_util::UserScratchpadAttr();
     dnnl::pooling_forward::primitive_desc fwd_pd(
-        DnnlPoolDesc(w, kind, dnnl::prop_kind::forward_training), engine);
+        DnnlPoolDesc(w, kind, dnnl::prop_kind::forward_training), attr, engine);
     const auto alg = kind == PoolKind::kMax ? dnnl::algorithm::pooling_max
                                             : dnnl::algorithm::pooling_avg_exclude_padding;
     dnnl::pooling_backward::desc bwd(
         alg, dnnl_util::Nhwc(w.batch, w.in_rows, w.in_cols, w.depth),
         dnnl_util::Nhwc(w.batch, w.out_rows, w.out_cols, w.depth), {w.s_rows, w.s_cols},
         {w.k_rows, w.k_cols}, {w.pad_top, w.pad_left}, {w.pad_bottom, w.pad_right});
-    dnnl::pooling_backward::primitive_desc bwd_pd(bwd, engine, fwd_pd);
+    dnnl::pooling_backward::primitive_desc bwd_pd(bwd, attr, engine, fwd_pd);
+    dnnl::memory bwd_scratchpad, fwd_scratchpad;
+    alloc = dnnl_util::Scratchpad(ctx, bwd_pd.scratchpad_desc(), &bwd_buf, &bwd_scratchpad);
+    if (!alloc.ok()) return;
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_DIFF_DST, dnnl_util::Wrap(bwd_pd.diff_dst_desc(), grad)},
-        {DNNL_ARG_DIFF_SRC, dnnl_util::Wrap(bwd_pd.diff_src_desc(), in_grad)}};
+        {DNNL_ARG_DIFF_SRC, dnnl_util::Wrap(bwd_pd.diff_src_desc(), in_grad)},
+        {DNNL_ARG_SCRATCHPAD, bwd_scratchpad}};
     if (kind == PoolKind::kMax) {
       const int64_t ws_bytes = static_cast<int64_t>(fwd_pd.workspace_desc().get_size());
       alloc = ctx->allocate_temp(DT_FLOAT, TensorShape({w.OutputSize()}), &fwd_out);
@@ -223,12 +238,16 @@ Status DnnlBackward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, co
         alloc = ctx->allocate_temp(DT_UINT8, TensorShape({std::max<int64_t>(ws_bytes, 1)}),
                                    &workspace);
       }
+      if (alloc.ok()) {
+        alloc = dnnl_util::Scratchpad(ctx, fwd_pd.scratchpad_desc(), &fwd_buf, &fwd_scratchpad);
+      }
       if (!alloc.ok()) return;
       auto ws = dnnl_util::Wrap(fwd_pd.workspace_desc(), workspace.data<uint8_t>());
       dnnl::pooling_forward(fwd_pd).execute(
           s, {{DNNL_ARG_SRC, dnnl_util::Wrap(fwd_pd.src_desc(), in)},
               {DNNL_ARG_DST, dnnl_util::Wrap(fwd_pd.dst_desc(), fwd_out.data<float>())},
-              {DNNL_ARG_WORKSPACE, ws}});
+              {DNNL_ARG_WORKSPACE, ws},
+              {DNNL_ARG_SCRATCHPAD, fwd_scratchpad}});
       args.insert({DNNL_ARG_WORKSPACE, ws});
     }
     dnnl::pooling_backward(bwd_pd).execute(s, args);
@@ -242,7 +261,7 @@ template <typename T>
 void RunForward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, const T* in, T* out) {
 #ifdef TX_HAVE_DNNL
   if constexpr (std::is_same_v<T, float>) {
-    OP_REQUIRES_OK(ctx, DnnlForward(w, kind, in, out));
+    OP_REQUIRES_OK(ctx, DnnlForward(ctx, w, kind, in, out));
     return;
   }
 #endif
