@@ -111,6 +111,22 @@ Status BroadcastBinaryOpShape(InferenceContext* c) {
   return OkStatus();
 }
 
+Status MergeAllInputsShape(InferenceContext* c) {
+  PartialTensorShape merged;
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    StatusOr<PartialTensorShape> m = merged.MergeWith(c->input(i));
+    if (!m.ok()) {
+      return c->Error("Shapes of the inputs of node '", c->node_def().name(), "' (op ",
+                      c->node_def().op(), ") must be equal, but input ", i, " is ",
+                      c->input(i).DebugString(), " and the ones before merge to ",
+                      merged.DebugString());
+    }
+    merged = *std::move(m);
+  }
+  if (c->num_outputs() > 0) c->set_output(0, std::move(merged));
+  return OkStatus();
+}
+
 StatusOr<PartialTensorShape> ShapeFromTensor(const Tensor& t) {
   if (t.dtype() != DT_INT32 && t.dtype() != DT_INT64) {
     return errors::InvalidArgument("A shape tensor must be int32 or int64, got ",

@@ -67,6 +67,9 @@ Status ScalarShape(InferenceContext* c);
 Status UnchangedShape(InferenceContext* c);
 // Output 0 is the NumPy broadcast of inputs 0 and 1; INVALID_ARGUMENT when incompatible.
 Status BroadcastBinaryOpShape(InferenceContext* c);
+// Output 0 is the merge of every input's shape (TF's MergeBothInputsShapeFn, for any number of
+// inputs: AddN, the *Grad ops); INVALID_ARGUMENT naming the node when two are incompatible.
+Status MergeAllInputsShape(InferenceContext* c);
 // NumPy broadcasting of two partial shapes (unknown dims stay unknown unless the other is > 1).
 StatusOr<PartialTensorShape> BroadcastShapes(const PartialTensorShape& a, const PartialTensorShape& b);
 // Interprets a 1-D int32/int64 constant tensor as a shape (with -1 = unknown dim).

@@ -82,12 +82,9 @@ Status SquareGrad(GradContext* c, GradList* dx) {
 }
 REGISTER_GRADIENT("Square", SquareGrad);
 
-// y = sqrt(x): dx = dy * 0.5 / y.
+// y = sqrt(x): dx = SqrtGrad(y, dy) = dy * 0.5 / y.
 Status SqrtGrad(GradContext* c, GradList* dx) {
-  GradOutput y = c->output(0);
-  TX_ASSIGN_OR_RETURN(GradOutput half, c->Const(0.5, BaseType(y.dtype())));
-  TX_ASSIGN_OR_RETURN(GradOutput h, c->Op("Mul", {c->grad(0), half}));
-  TX_ASSIGN_OR_RETURN((*dx)[0], c->Op("RealDiv", {h, y}));
+  TX_ASSIGN_OR_RETURN((*dx)[0], c->Op("SqrtGrad", {c->output(0), c->grad(0)}));
   return OkStatus();
 }
 REGISTER_GRADIENT("Sqrt", SqrtGrad);
