@@ -41,6 +41,10 @@ from tensorflux.ops.array_ops2 import (
 from tensorflux.ops.math_ops import (
     add, cast, divide, exp, log, matmul, maximum, minimum, multiply, negative, realdiv, sqrt,
     square, subtract, to_double, to_float, to_int32, to_int64, truediv)
+from tensorflux.ops.math_ops2 import (
+    abs, add_n, clip_by_value, equal, erf, floor_div, floordiv, floormod, greater, greater_equal,
+    less, less_equal, log1p, logical_and, logical_not, logical_or, logical_xor, mod, not_equal,
+    pow, reciprocal, rsqrt, sigmoid, sign, squared_difference, tanh, where, where_v2)  # noqa: A004
 from tensorflux.ops.control_flow_ops import group, no_op
 from tensorflux.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,

@@ -5,6 +5,14 @@ from tensorflux.ops.conv_ops import conv2d_backprop_filter  # noqa: F401
 from tensorflux.ops.conv_ops import conv2d_backprop_input  # noqa: F401
 from tensorflux.ops.conv_ops import depthwise_conv2d  # noqa: F401
 from tensorflux.ops.conv_ops import depthwise_conv2d_native  # noqa: F401
+from tensorflux.ops.math_ops2 import elu  # noqa: F401
+from tensorflux.ops.math_ops2 import leaky_relu  # noqa: F401
+from tensorflux.ops.math_ops2 import relu  # noqa: F401
+from tensorflux.ops.math_ops2 import relu6  # noqa: F401
+from tensorflux.ops.math_ops2 import selu  # noqa: F401
+from tensorflux.ops.math_ops2 import sigmoid  # noqa: F401
+from tensorflux.ops.math_ops2 import softplus  # noqa: F401
+from tensorflux.ops.math_ops2 import tanh  # noqa: F401
 from tensorflux.ops.nn_ops import bias_add  # noqa: F401
 from tensorflux.ops.nn_ops import l2_loss  # noqa: F401
 from tensorflux.ops.nn_ops import log_softmax  # noqa: F401

@@ -288,7 +288,8 @@ def _gradients_available():
 
 
 GRAD_CASES = [
-    # (name, f(x) built from a placeholder, x's shape); x is used once in each (no AddN needed)
+    # (name, f(x) built from a placeholder, x's shape); the *_fan_out cases use x several times,
+    # so its gradient parts are summed with AddN
     ("getitem", lambda x: x[1:, ::-2, 2], (4, 5, 6)),
     ("transpose", lambda x: tx.transpose(x, [2, 0, 1]), (2, 3, 4)),
     ("concat", lambda x: tx.concat([np.ones((2, 1)), x, np.zeros((2, 2))], 1), (2, 3)),
@@ -299,6 +300,12 @@ GRAD_CASES = [
     ("gather", lambda x: tx.gather(x, [[2, 0], [2, 2]], axis=1), (3, 4)),
     ("broadcast_to", lambda x: tx.broadcast_to(x, [4, 2, 3]), (2, 1)),
     ("expand_squeeze", lambda x: tx.squeeze(tx.expand_dims(x, 0)), (3, 2)),
+    ("concat_fan_out", lambda x: tx.concat([x, tx.transpose(x), x[:, :1]], 1), (3, 3)),
+    ("stack_fan_out", lambda x: tx.stack([x, x[::-1]], axis=1) * tx.expand_dims(x, 1), (4, 2)),
+    ("gather_tile_fan_out", lambda x: tx.gather(x, [0, 2, 0], axis=1) + tx.tile(x[:, :1], [1, 3]),
+     (2, 3)),
+    ("pad_slice_fan_out", lambda x: tx.pad(x, [[1, 1], [0, 0]]) * tx.concat([x[:1], x, x[-1:]], 0),
+     (3, 2)),
 ]
 
 
