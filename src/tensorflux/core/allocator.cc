@@ -7,9 +7,13 @@
 // A zero-byte request is served as a 64-byte block: it returns a valid, unique pointer that must
 // be passed to DeallocateRaw(ptr, 0). Alignments below 64 are raised to 64; an alignment that is
 // not a power of two or exceeds 4096 gets nullptr. Blocks with more than 64-byte alignment share
-// the free lists: a cached block is reused for such a request only if its address fits.
+// the free lists: a cached block is reused for such a request only if its address fits. One
+// request above TX_CPU_ALLOCATION_LIMIT_MB (default: no limit short of 2^48 bytes) gets nullptr,
+// which kernels report as RESOURCE_EXHAUSTED; the fuzzer uses it to keep legitimate but huge
+// requests (a shape input of [2147483647]) from exhausting the machine.
 #include "tensorflux/core/allocator.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdlib>
@@ -43,25 +47,27 @@ int ClassIndex(size_t cls) {
   return kNumSmallClasses + (p - 12) * 4 + static_cast<int>(quarter) - 1;
 }
 
-size_t CacheCapFromEnv() {
-  const char* v = std::getenv("TX_CPU_ALLOCATOR_CACHE_MB");
-  if (v == nullptr || *v == '\0') return kDefaultCacheMb << 20;
+// A size in MiB from the environment, or `fallback` bytes when unset or malformed.
+size_t BytesFromEnvMb(const char* name, size_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
   char* end = nullptr;
   const long long mb = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || mb < 0) return kDefaultCacheMb << 20;
+  if (end == v || *end != '\0' || mb < 0 || mb >= (1LL << 28)) return fallback;
   return static_cast<size_t>(mb) << 20;
 }
 
 class CachingCpuAllocator : public Allocator {
  public:
-  explicit CachingCpuAllocator(size_t cache_cap) : cache_cap_(cache_cap) {}
+  CachingCpuAllocator(size_t cache_cap, size_t max_request)
+      : cache_cap_(cache_cap), max_request_(max_request) {}
 
   std::string Name() const override { return "cpu"; }
 
   void* AllocateRaw(size_t alignment, size_t num_bytes) override {
     if (alignment < kAllocatorAlignment) alignment = kAllocatorAlignment;
     if (!std::has_single_bit(alignment) || alignment > 4096) return nullptr;
-    if (num_bytes > kMaxRequest) return nullptr;  // no machine has this; avoids size overflow
+    if (num_bytes > max_request_) return nullptr;  // limit, or no machine has this (overflow)
     const size_t cls = SizeClass(num_bytes);
     {
       absl::MutexLock l(&mu_);
@@ -133,6 +139,7 @@ class CachingCpuAllocator : public Allocator {
   }
 
   const size_t cache_cap_;
+  const size_t max_request_;
   mutable absl::Mutex mu_;
   std::array<std::vector<void*>, kNumClasses> free_ ABSL_GUARDED_BY(mu_);
   AllocatorStats stats_ ABSL_GUARDED_BY(mu_);
@@ -142,7 +149,9 @@ class CachingCpuAllocator : public Allocator {
 
 Allocator* cpu_allocator() {
   // Never destroyed: tensors may outlive static destruction order.
-  static Allocator* const a = new CachingCpuAllocator(CacheCapFromEnv());
+  static Allocator* const a = new CachingCpuAllocator(
+      BytesFromEnvMb("TX_CPU_ALLOCATOR_CACHE_MB", kDefaultCacheMb << 20),
+      std::min(kMaxRequest, BytesFromEnvMb("TX_CPU_ALLOCATION_LIMIT_MB", kMaxRequest)));
   return a;
 }
 

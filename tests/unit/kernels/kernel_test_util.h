@@ -120,7 +120,10 @@ inline double RoundTo(DataType dtype, double v) {
       double out = v;
       (void)VisitPodType(dtype, "RoundTo", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (std::is_integral_v<T>) out = static_cast<double>(static_cast<T>(v));
+        // Through int64 (double -> int8 of 1024 is UB; int64 -> int8 wraps, as in C++20).
+        if constexpr (std::is_integral_v<T>) {
+          if (std::abs(v) < 9.2e18) out = static_cast<double>(static_cast<T>(static_cast<int64_t>(v)));
+        }
         return OkStatus();
       });
       return out;

@@ -224,5 +224,31 @@ TEST(CliTest, Errors) {
   fs::remove(junk);
 }
 
+// TX_CPU_ALLOCATION_LIMIT_MB caps one allocation: a 2 MiB Fill output under a 1 MiB limit is
+// RESOURCE_EXHAUSTED naming the node; the same graph runs without the limit.
+TEST(CliTest, AllocationLimitFromEnvironment) {
+  const std::string path = (fs::path(::testing::TempDir()) /
+                            ("cli_test_fill_" + std::to_string(getpid()) + ".pbtxt")).string();
+  {
+    std::ofstream f(path);
+    f << "node { name: 'dims' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }"
+         " attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }"
+         " int_val: 512 int_val: 1024 } } } }\n"
+         "node { name: 'one' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }"
+         " attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }\n"
+         "node { name: 'big' op: 'Fill' input: 'dims' input: 'one'"
+         " attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index_type' value { type: DT_INT32 } } }\n";
+  }
+  setenv("TX_CPU_ALLOCATION_LIMIT_MB", "1", 1);
+  auto limited = RunCli("run " + path + " --target big");
+  unsetenv("TX_CPU_ALLOCATION_LIMIT_MB");
+  EXPECT_NE(limited.code, 0);
+  EXPECT_NE(limited.err.find("RESOURCE_EXHAUSTED"), std::string::npos) << limited.err;
+  EXPECT_NE(limited.err.find("big"), std::string::npos) << limited.err;
+  auto unlimited = RunCli("run " + path + " --target big");
+  EXPECT_EQ(unlimited.code, 0) << unlimited.err;
+  fs::remove(path);
+}
+
 }  // namespace
 }  // namespace tensorflux
