@@ -46,8 +46,10 @@ TEST(FuzzRegressionTest, EveryRecordedGraphGivesItsExpectedStatus) {
       NodeDef full = n;
       AddDefaultsToNodeDef(**def, &full);
       DataTypeVector ins, outs;
-      ASSERT_TRUE(InOutTypesForNode(full, **def, &ins, &outs).ok()) << entry.path();
-      g.num_outputs = static_cast<int>(outs.size());
+      // A node whose arg lengths are invalid is run as a target (the run reports the error).
+      if (InOutTypesForNode(full, **def, &ins, &outs).ok()) {
+        g.num_outputs = static_cast<int>(outs.size());
+      }
     }
     ASSERT_FALSE(g.node.empty()) << entry.path() << " has no node named 'op'";
     Status s = fuzz::RunOneOpGraph(g);
