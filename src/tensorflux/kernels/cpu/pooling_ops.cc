@@ -304,6 +304,18 @@ class PoolKernelBase : public OpKernel {
     std::vector<int64_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
     return ComputePoolWindow(type_string(), attrs_, dims, w);
   }
+  // The window of orig_input (input 0), checking that orig_output (input 1) has the pooled
+  // shape: the shared first step of MaxPoolGrad and MaxPoolGradGrad. INVALID_ARGUMENT otherwise.
+  Status OrigWindow(OpKernelContext* ctx, PoolWindow* w, TensorShape* pooled) const {
+    TX_RETURN_IF_ERROR(Window(ctx->input(0).shape(), w));
+    *pooled = PooledShape(*w);
+    if (ctx->input(1).shape() != *pooled) {
+      return errors::InvalidArgument(type_string(), ": orig_output has shape ",
+                                     ctx->input(1).shape().DebugString(),
+                                     ", expected the pooled shape ", pooled->DebugString());
+    }
+    return OkStatus();
+  }
   static TensorShape PooledShape(const PoolWindow& w) {
     return TensorShape({w.batch, w.out_rows, w.out_cols, w.depth});
   }
@@ -332,15 +344,10 @@ class MaxPoolGradOp : public PoolKernelBase {
   using PoolKernelBase::PoolKernelBase;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    const Tensor& orig_out = ctx->input(1);
     const Tensor& grad = ctx->input(2);
     PoolWindow w;
-    OP_REQUIRES_OK(ctx, Window(in.shape(), &w));
-    const TensorShape pooled = PooledShape(w);
-    OP_REQUIRES(ctx, orig_out.shape() == pooled,
-                errors::InvalidArgument("MaxPoolGrad: orig_output has shape ",
-                                        orig_out.shape().DebugString(), ", expected the pooled "
-                                        "shape ", pooled.DebugString()));
+    TensorShape pooled;
+    OP_REQUIRES_OK(ctx, OrigWindow(ctx, &w, &pooled));
     OP_REQUIRES(ctx, grad.shape() == pooled,
                 errors::InvalidArgument("MaxPoolGrad: grad has shape ", grad.shape().DebugString(),
                                         ", expected the pooled shape ", pooled.DebugString()));
@@ -397,15 +404,10 @@ class MaxPoolGradGradOp : public PoolKernelBase {
   using PoolKernelBase::PoolKernelBase;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    const Tensor& orig_out = ctx->input(1);
     const Tensor& grad = ctx->input(2);
     PoolWindow w;
-    OP_REQUIRES_OK(ctx, Window(in.shape(), &w));
-    const TensorShape pooled = PooledShape(w);
-    OP_REQUIRES(ctx, orig_out.shape() == pooled,
-                errors::InvalidArgument("MaxPoolGradGrad: orig_output has shape ",
-                                        orig_out.shape().DebugString(), ", expected the pooled "
-                                        "shape ", pooled.DebugString()));
+    TensorShape pooled;
+    OP_REQUIRES_OK(ctx, OrigWindow(ctx, &w, &pooled));
     OP_REQUIRES(ctx, grad.shape() == in.shape(),
                 errors::InvalidArgument("MaxPoolGradGrad: grad has shape ",
                                         grad.shape().DebugString(), ", expected orig_input's "
