@@ -21,16 +21,20 @@ $(BUILD_DIR)/build.ninja:
 	@scripts/setup
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
+# build: the library, CLI, Python extension, C++ API and examples. Tests and benchmarks are
+# built by the targets that run them.
 build: setup $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target tensorflux_tests
 	@scripts/run-tests $(BUILD_DIR)
 
 demo: build
 	@scripts/demo $(BUILD_DIR)
 
 bench: build
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target tx_benches
 	@scripts/run-bench $(BUILD_DIR)
 
 asan-setup:
