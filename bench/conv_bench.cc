@@ -24,25 +24,16 @@ int main() {
 #else
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "benchmark/benchmark.h"
-#include "tensorflux/core/tensor.h"
-#include "tensorflux/framework/node_def_util.h"
-#include "tensorflux/graph.pb.h"
-#include "tensorflux/runtime/session.h"
+#include "bench_util.h"
 
-namespace tensorflux {
+namespace tensorflux::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using dnnl::memory;
 using Tag = memory::format_tag;
 
@@ -54,40 +45,10 @@ const char* const kOpNames[] = {"Conv2D", "Conv2DBackpropInput", "Conv2DBackprop
 enum Variant { kNhwc = 0, kNhwcPre = 1, kBlocked = 2, kBlockedReorder = 3 };
 const char* const kVariantNames[] = {"nhwc", "nhwc_pre", "blocked", "blocked_r"};
 
-Tensor Random(const TensorShape& shape, uint32_t seed) {
-  Tensor t(DT_FLOAT, shape);
-  float* p = t.data<float>();
-  uint32_t s = seed;
-  for (int64_t i = 0; i < shape.num_elements(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    p[i] = static_cast<float>(s >> 8) / static_cast<float>(1 << 24) - 0.5f;
-  }
-  return t;
-}
-
 struct Buffers {
-  Tensor x = Random({kN, kH, kW, kCin}, 1);
-  Tensor w = Random({kK, kK, kCin, kCout}, 2);
-  Tensor y = Random({kN, kH, kW, kCout}, 3);  // forward output / out_backprop
-};
-
-class Samples {
- public:
-  template <typename Fn>
-  void Time(Fn&& fn) {
-    const auto start = Clock::now();
-    fn();
-    seconds_.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  double Gflops() {
-    if (seconds_.empty()) return 0;
-    std::nth_element(seconds_.begin(), seconds_.begin() + seconds_.size() / 2, seconds_.end());
-    const double m = seconds_[seconds_.size() / 2];
-    return m > 0 ? kFlops / m * 1e-9 : 0;
-  }
-
- private:
-  std::vector<double> seconds_;
+  Tensor x = RandomFloats(TensorShape({kN, kH, kW, kCin}), 1);
+  Tensor w = RandomFloats(TensorShape({kK, kK, kCin, kCout}), 2);
+  Tensor y = RandomFloats(TensorShape({kN, kH, kW, kCout}), 3);  // forward output / out_backprop
 };
 
 // oneDNN called directly: one op in one layout variant, on preallocated buffers.
@@ -184,25 +145,10 @@ class Direct {
   std::string impl_;
 };
 
-NodeDef* AddNode(GraphDef* g, const char* name, const char* op) {
-  NodeDef* n = g->add_node();
-  n->set_name(name);
-  n->set_op(op);
-  return n;
-}
-
-void Placeholder(GraphDef* g, const char* name, const TensorShape& shape) {
-  NodeDef* p = AddNode(g, name, "Placeholder");
-  AddNodeAttr("dtype", DT_FLOAT, p);
-  AddNodeAttr("shape", PartialTensorShape(shape), p);
-}
-
 void SizesConst(GraphDef* g, const char* name, const TensorShape& shape) {
   std::vector<int32_t> v;
   for (int64_t d : shape.dim_sizes()) v.push_back(static_cast<int32_t>(d));
-  NodeDef* c = AddNode(g, name, "Const");
-  AddNodeAttr("dtype", DT_INT32, c);
-  AddNodeAttr("value", Tensor::FromVector<int32_t>(absl::Span<const int32_t>(v), {4}), c);
+  AddConst(g, name, Tensor::FromVector<int32_t>(absl::Span<const int32_t>(v), {4}));
 }
 
 // The graph for `op` and its feeds.
@@ -211,23 +157,23 @@ GraphDef ConvGraph(Op op, const Buffers& buf,
   GraphDef g;
   NodeDef* conv = nullptr;
   if (op == kForward) {
-    Placeholder(&g, "x", buf.x.shape());
-    Placeholder(&g, "w", buf.w.shape());
+    AddPlaceholder(&g, "x", buf.x.shape());
+    AddPlaceholder(&g, "w", buf.w.shape());
     conv = AddNode(&g, "conv", "Conv2D");
     conv->add_input("x");
     conv->add_input("w");
     *feeds = {{"x", buf.x}, {"w", buf.w}};
   } else if (op == kBackpropInput) {
     SizesConst(&g, "sizes", buf.x.shape());
-    Placeholder(&g, "w", buf.w.shape());
-    Placeholder(&g, "dy", buf.y.shape());
+    AddPlaceholder(&g, "w", buf.w.shape());
+    AddPlaceholder(&g, "dy", buf.y.shape());
     conv = AddNode(&g, "conv", "Conv2DBackpropInput");
     for (const char* in : {"sizes", "w", "dy"}) conv->add_input(in);
     *feeds = {{"w", buf.w}, {"dy", buf.y}};
   } else {
-    Placeholder(&g, "x", buf.x.shape());
+    AddPlaceholder(&g, "x", buf.x.shape());
     SizesConst(&g, "sizes", buf.w.shape());
-    Placeholder(&g, "dy", buf.y.shape());
+    AddPlaceholder(&g, "dy", buf.y.shape());
     conv = AddNode(&g, "conv", "Conv2DBackpropFilter");
     for (const char* in : {"x", "sizes", "dy"}) conv->add_input(in);
     *feeds = {{"x", buf.x}, {"dy", buf.y}};
@@ -242,18 +188,9 @@ void BM_ConvSession(benchmark::State& state) {
   const Op op = static_cast<Op>(state.range(0));
   Buffers buf;
   std::vector<std::pair<std::string, Tensor>> feeds;
-  auto session = NewSession(SessionOptions());
-  if (!session.ok()) {
-    state.SkipWithError(session.status().ToString().c_str());
-    return;
-  }
-  Status s = (*session)->Create(ConvGraph(op, buf, &feeds));
-  std::vector<Tensor> out;
-  if (s.ok()) s = (*session)->Run(feeds, {"conv:0"}, {}, &out);  // builds executor + primitive
-  if (!s.ok()) {
-    state.SkipWithError(s.ToString().c_str());
-    return;
-  }
+  const GraphDef graph = ConvGraph(op, buf, &feeds);
+  auto session = WarmSession(state, graph, feeds, "conv:0");  // builds executor + primitive
+  if (session == nullptr) return;
   Buffers direct_buf;
   std::vector<std::unique_ptr<Direct>> direct;
   try {
@@ -267,22 +204,17 @@ void BM_ConvSession(benchmark::State& state) {
   }
   // Each iteration times the Session call and then every direct variant, so all of them see the
   // same machine load.
-  Samples session_times, direct_times[4];
-  for (auto _ : state) {
-    session_times.Time([&] { s = (*session)->Run(feeds, {"conv:0"}, {}, &out); });
-    if (!s.ok()) {
-      state.SkipWithError(s.ToString().c_str());
-      return;
-    }
-    for (int v = 0; v < 4; ++v) direct_times[v].Time([&] { direct[v]->Run(); });
-  }
-  const double sg = session_times.Gflops();
+  CallTimes session_times, direct_times[4];
+  std::vector<std::pair<std::function<void()>, CallTimes*>> refs;
+  for (int v = 0; v < 4; ++v) refs.push_back({[&, v] { direct[v]->Run(); }, &direct_times[v]});
+  if (!TimeInterleaved(state, session.get(), feeds, "conv:0", &session_times, refs)) return;
+  const double sg = session_times.GigaPerSecond(kFlops);
   state.counters["GFLOPS"] = sg;
   for (int v = 0; v < 4; ++v) {
-    state.counters[std::string(kVariantNames[v]) + "_GFLOPS"] = direct_times[v].Gflops();
+    state.counters[std::string(kVariantNames[v]) + "_GFLOPS"] =
+        direct_times[v].GigaPerSecond(kFlops);
   }
-  const double same = direct_times[kNhwc].Gflops();
-  state.counters["ratio"] = same > 0 ? sg / same : 0;
+  state.counters["ratio"] = Ratio(sg, direct_times[kNhwc].GigaPerSecond(kFlops));
   state.SetLabel(direct[kNhwc]->impl());
 }
 
@@ -293,68 +225,38 @@ BENCHMARK(BM_ConvSession)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(3.0);
 
-// Console output plus, per (benchmark, op, variant), the best counters over repetitions.
-class SummaryReporter : public benchmark::ConsoleReporter {
+class ConvSummary : public SummaryReporter {
  public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      if (r.run_type != Run::RT_Iteration || r.error_occurred) continue;
-      const std::string name = r.run_name.function_name + "/" + r.run_name.args.substr(
-                                   0, r.run_name.args.find('/'));
-      for (const auto& [counter, value] : r.counters) {
-        double& best = values_[name + "/" + counter];
-        best = std::max(best, static_cast<double>(value));
-      }
-    }
-  }
-
-  void PrintSummary() const {
-    const char* peak_env = std::getenv("TX_PEAK_GFLOPS");
-    const double peak = peak_env != nullptr ? std::atof(peak_env) : 0.0;
-    auto get = [&](const std::string& key) {
-      auto it = values_.find(key);
-      return it == values_.end() ? 0.0 : it->second;
-    };
+  void PrintSummary() const override {
+    const double peak = PeakGflopsFromEnv();
     std::printf("\nConv2D family, float32, N=64 28x28 32->64 3x3 SAME NHWC; GFLOP/s (medians)\n");
     std::printf("%-22s %8s %8s %6s", "op", "Session", "direct", "ratio");
     for (const char* v : kVariantNames) std::printf(" %9s", v);
     std::printf(" %9s %8s\n", "vs_best", "of_peak");
     for (int op = 0; op < 3; ++op) {
-      const std::string key = "BM_ConvSession/op:" + std::to_string(op) + "/";
-      const double g = get(key + "GFLOPS");
-      std::printf("%-22s %8.1f %8.1f %6.3f", kOpNames[op], g, get(key + "nhwc_GFLOPS"),
-                  get(key + "ratio"));
+      const std::string key = "BM_ConvSession/op:" + std::to_string(op);
+      const double g = Get(key, "GFLOPS");
+      if (g <= 0) continue;
+      std::printf("%-22s %8.1f %8.1f %6.3f", kOpNames[op], g, Get(key, "nhwc_GFLOPS"),
+                  Get(key, "ratio"));
       double best = 0;
       for (const char* v : kVariantNames) {
-        const double d = get(key + v + "_GFLOPS");
+        const double d = Get(key, std::string(v) + "_GFLOPS");
         best = std::max(best, d);
         std::printf(" %9.1f", d);
       }
-      std::printf(" %9.3f", best > 0 ? g / best : 0.0);
-      if (peak > 0) {
-        std::printf(" %8.3f\n", g / peak);
-      } else {
-        std::printf(" %8s\n", "-");
-      }
+      std::printf(" %9.3f", Ratio(g, best));
+      PrintOfPeak(g, peak);
     }
     if (peak <= 0) std::printf("(set TX_PEAK_GFLOPS from peak_flops_bench for of_peak)\n");
   }
-
- private:
-  std::map<std::string, double> values_;
 };
 
 }  // namespace
-}  // namespace tensorflux
+}  // namespace tensorflux::bench
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  tensorflux::SummaryReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintSummary();
-  benchmark::Shutdown();
-  return 0;
+  tensorflux::bench::ConvSummary reporter;
+  return tensorflux::bench::RunBenchmarks(argc, argv, &reporter);
 }
 #endif  // TX_HAVE_DNNL
