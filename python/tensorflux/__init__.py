@@ -24,7 +24,7 @@ from tensorflux.framework.dtypes import (
     uint64, variant)  # pylint: disable=redefined-builtin
 from tensorflux.framework.tensor_shape import Dimension, TensorShape
 from tensorflux.framework.ops import (
-    Operation, Tensor, add_to_collection, control_dependencies, convert_to_tensor, device,
+    GraphKeys, Operation, Tensor, add_to_collection, control_dependencies, convert_to_tensor, device,
     get_collection, get_collection_ref, get_default_graph, name_scope,
     register_tensor_conversion_function, reset_default_graph)
 from tensorflux.framework.graph import GRAPH_DEF_VERSION, Graph
@@ -45,6 +45,7 @@ from tensorflux.ops.math_ops2 import (
     abs, add_n, clip_by_value, equal, erf, floor_div, floordiv, floormod, greater, greater_equal,
     less, less_equal, log1p, logical_and, logical_not, logical_or, logical_xor, mod, not_equal,
     pow, reciprocal, rsqrt, sigmoid, sign, squared_difference, tanh, where, where_v2)  # noqa: A004
+from tensorflux.ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from tensorflux.ops.control_flow_ops import group, no_op
 from tensorflux.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
@@ -54,6 +55,9 @@ from tensorflux.ops.random_ops import (
     get_seed, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal)
 from tensorflux.client.session import (
     InteractiveSession, Session, get_default_session)
+from tensorflux import contrib
+from tensorflux import keras
+from tensorflux import losses
 from tensorflux import math
 from tensorflux import linalg
 from tensorflux import nn

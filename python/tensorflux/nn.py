@@ -13,9 +13,11 @@ from tensorflux.ops.math_ops2 import selu  # noqa: F401
 from tensorflux.ops.math_ops2 import sigmoid  # noqa: F401
 from tensorflux.ops.math_ops2 import softplus  # noqa: F401
 from tensorflux.ops.math_ops2 import tanh  # noqa: F401
+from tensorflux.ops.nn_impl import dropout  # noqa: F401
 from tensorflux.ops.nn_ops import bias_add  # noqa: F401
 from tensorflux.ops.nn_ops import l2_loss  # noqa: F401
 from tensorflux.ops.nn_ops import log_softmax  # noqa: F401
+from tensorflux.ops.nn_ops import sigmoid_cross_entropy_with_logits  # noqa: F401
 from tensorflux.ops.nn_ops import softmax  # noqa: F401
 from tensorflux.ops.nn_ops import softmax_cross_entropy_with_logits  # noqa: F401
 from tensorflux.ops.nn_ops import softmax_cross_entropy_with_logits_v2  # noqa: F401

@@ -340,6 +340,29 @@ def device(device_name_or_function):
     return get_default_graph().device(device_name_or_function)
 
 
+class GraphKeys:
+    """Standard collection names, with TF 1.x's string values (tf.compat.v1.GraphKeys)."""
+    GLOBAL_VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    GLOBAL_STEP = "global_step"
+    LOSSES = "losses"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    UPDATE_OPS = "update_ops"
+    TRAIN_OP = "train_op"
+    SAVERS = "savers"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    SUMMARIES = "summaries"
+    ACTIVATIONS = "activations"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    VARIABLES = GLOBAL_VARIABLES
+
+
 def get_collection(key, scope=None):
     return get_default_graph().get_collection(key, scope)
 

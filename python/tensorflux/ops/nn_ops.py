@@ -1,5 +1,6 @@
 """NN functions with TF 1.x names and arguments (tx.nn.*): bias_add, softmax, log_softmax,
-sparse_softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits, l2_loss.
+sparse_softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits,
+sigmoid_cross_entropy_with_logits, l2_loss.
 
 Layouts: bias_add takes NHWC (channels last, the default) or NCHW (channels at dim 1) data.
 Softmax and the cross entropies work over the class axis, the last one unless `axis`/`dim` says
@@ -17,6 +18,8 @@ from tensorflux.framework import ops
 from tensorflux.framework.op_def_library import apply_op
 from tensorflux.ops import array_ops
 from tensorflux.ops import array_ops2
+from tensorflux.ops import math_ops
+from tensorflux.ops import math_ops2
 
 
 def _i32(values):
@@ -82,17 +85,21 @@ def _flatten_classes(t, name):
     return array_ops.reshape(t, shape, name=name)
 
 
+def _check_named_args(fn, sentinel, labels, logits):
+    """The cross entropies take labels= and logits= by name only, as in TF."""
+    if sentinel is not None:
+        raise ValueError("Only call %s with named arguments (labels=..., logits=..., ...)" % fn)
+    if labels is None or logits is None:
+        raise ValueError("Both labels= and logits= are required")
+
+
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
                                              name=None):
     """Cross entropy of softmax(logits) against class indices (SparseSoftmaxCrossEntropyWith
     Logits). labels: [d_0, ..., d_{r-1}] int32/int64 in [0, classes); logits: [d_0, ...,
     d_{r-1}, classes] float. Returns the loss, shaped like labels. A label out of range is an
     InvalidArgumentError at run time. Call with keyword arguments, as in TF."""
-    if _sentinel is not None:
-        raise ValueError("Only call sparse_softmax_cross_entropy_with_logits with named "
-                         "arguments (labels=..., logits=..., ...)")
-    if labels is None or logits is None:
-        raise ValueError("Both labels= and logits= are required")
+    _check_named_args("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     with ops.name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
         labels = ops.convert_to_tensor(labels, name="labels")
         logits = ops.convert_to_tensor(logits, name="logits")
@@ -124,11 +131,7 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
     and logits: the same shape [..., classes], each labels row a probability distribution
     (the op itself also broadcasts rank-2 operands). Returns the loss, shaped like logits
     without the class axis. Gradients flow into both logits and labels."""
-    if _sentinel is not None:
-        raise ValueError("Only call softmax_cross_entropy_with_logits with named arguments "
-                         "(labels=..., logits=..., ...)")
-    if labels is None or logits is None:
-        raise ValueError("Both labels= and logits= are required")
+    _check_named_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     dim = -1 if axis is None and dim is None else (axis if axis is not None else dim)
     with ops.name_scope(name, "softmax_cross_entropy_with_logits", [labels, logits]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
@@ -164,11 +167,7 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
                                       name=None, axis=None):
     """The TF 1.x (deprecated) form of softmax_cross_entropy_with_logits_v2: the same loss, but
     labels pass through StopGradient, so backpropagation happens only into logits."""
-    if _sentinel is not None:
-        raise ValueError("Only call softmax_cross_entropy_with_logits with named arguments "
-                         "(labels=..., logits=..., ...)")
-    if labels is None or logits is None:
-        raise ValueError("Both labels= and logits= are required")
+    _check_named_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     with ops.name_scope(name, "softmax_cross_entropy_with_logits_sg", [labels, logits]) as scope:
         labels = array_ops2.stop_gradient(labels, name="labels_stop_gradient")
         return softmax_cross_entropy_with_logits_v2(
@@ -178,3 +177,23 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2, a scalar (L2Loss), often used as weight decay."""
     return apply_op("L2Loss", t=t, name=name or "L2Loss")
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """Elementwise logistic loss of sigmoid(logits) against labels in [0, 1] (the same shape):
+    -z * log(sigmoid(x)) - (1 - z) * log(1 - sigmoid(x)), computed stably as TF does:
+    max(x, 0) - x * z + log1p(exp(-|x|)). Gradients flow into logits and labels. Call with
+    keyword arguments, as in TF."""
+    _check_named_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
+    with ops.name_scope(name, "logistic_loss", [labels, logits]) as scope:
+        logits = ops.convert_to_tensor(logits, name="logits")
+        labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="labels")
+        if not logits.shape.is_compatible_with(labels.shape):
+            raise ValueError("logits and labels must have the same shape (%s vs %s)"
+                             % (logits.shape, labels.shape))
+        zeros = array_ops.zeros_like(logits)
+        nonneg = math_ops2.greater_equal(logits, zeros)
+        relu_logits = math_ops2.where(nonneg, logits, zeros)
+        neg_abs_logits = math_ops2.where(nonneg, math_ops.negative(logits), logits)
+        return math_ops.add(relu_logits - logits * labels,
+                            math_ops2.log1p(math_ops.exp(neg_abs_logits)), name=scope)

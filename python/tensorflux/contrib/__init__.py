@@ -1,0 +1,3 @@
+"""tx.contrib: the parts of TF 1.x's tf.contrib that TF 1.x model code commonly uses."""
+
+from tensorflux.contrib import layers  # noqa: F401
