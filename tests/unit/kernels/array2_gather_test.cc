@@ -26,10 +26,7 @@ using test::Unravel;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-void ExpectInvalid(const Status& s, const std::string& substr) {
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr(substr));
-}
+using test::ExpectInvalid;
 
 // ---------------------------------------------------------------- GatherV2
 

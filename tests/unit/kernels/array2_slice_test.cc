@@ -24,10 +24,7 @@ using test::ToDoubles;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-void ExpectInvalid(const Status& s, const std::string& substr) {
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr(substr));
-}
+using test::ExpectInvalid;
 
 // One entry of a Python index expression.
 struct Ix {

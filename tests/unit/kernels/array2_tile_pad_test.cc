@@ -23,10 +23,7 @@ using test::Unravel;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-void ExpectInvalid(const Status& s, const std::string& substr) {
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr(substr));
-}
+using test::ExpectInvalid;
 
 TEST(Array2TileTest, AgainstReference) {
   struct Case {

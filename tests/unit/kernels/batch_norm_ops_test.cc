@@ -255,11 +255,7 @@ TEST(BatchNormOps, EmptyBatch) {
   }
 }
 
-void ExpectInvalid(const Status& s, const std::string& fragment) {
-  ASSERT_FALSE(s.ok()) << "expected an error containing '" << fragment << "'";
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_NE(std::string(s.message()).find(fragment), std::string::npos) << s;
-}
+using test::ExpectInvalid;
 
 Status RunForward(TensorShape x, int64_t scale_n, int64_t offset_n, int64_t mean_n, bool training,
                   float factor = 1.0f, std::string format = "NHWC") {

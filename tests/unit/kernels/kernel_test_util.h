@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "tensorflux/core/allocator.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
@@ -259,6 +260,19 @@ class KernelRunner {
   CancellationManager cancellation_;
   std::unique_ptr<OpKernel> kernel_;
 };
+
+// ---------------------------------------------------------------- expected errors
+
+// Expects an INVALID_ARGUMENT Status whose message contains `fragment`.
+inline void ExpectInvalid(const Status& s, const std::string& fragment) {
+  ASSERT_FALSE(s.ok()) << "expected an error containing '" << fragment << "'";
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(std::string(s.message()).find(fragment), std::string::npos) << s;
+}
+template <typename T>
+inline void ExpectInvalid(const StatusOr<T>& s, const std::string& fragment) {
+  ExpectInvalid(s.status(), fragment);
+}
 
 }  // namespace test
 }  // namespace tensorflux

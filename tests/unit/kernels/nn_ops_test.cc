@@ -56,10 +56,7 @@ void ExpectNear(const std::vector<double>& got, const std::vector<double>& want,
   }
 }
 
-void ExpectInvalid(const Status& s, const std::string& substr) {
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr(substr));
-}
+using test::ExpectInvalid;
 
 // The channel index of flat element i of `shape` in the data format.
 int64_t ChannelOf(const TensorShape& shape, int64_t i, bool nchw) {

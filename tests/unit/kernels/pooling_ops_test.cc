@@ -322,11 +322,7 @@ StatusOr<Tensor> RunMaxPool(const std::vector<int64_t>& in, std::vector<int64_t>
   return r.RunOne();
 }
 
-void ExpectInvalid(const StatusOr<Tensor>& s, const std::string& fragment) {
-  ASSERT_FALSE(s.ok()) << "expected an error containing '" << fragment << "'";
-  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << s.status();
-  EXPECT_NE(std::string(s.status().message()).find(fragment), std::string::npos) << s.status();
-}
+using test::ExpectInvalid;
 
 TEST(PoolingOps, InvalidAttrsAndShapes) {
   const std::vector<int64_t> in = {1, 4, 4, 2};

@@ -491,41 +491,40 @@ TEST(RandomShuffleTest, ScalarsAndSingleRowsPassThrough) {
 
 // ---------------------------------------------------------------- errors
 
-void ExpectInvalid(const StatusOr<Tensor>& r, const std::string& fragment) {
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
-  EXPECT_NE(std::string(r.status().message()).find(fragment), std::string::npos) << r.status();
+// INVALID_ARGUMENT containing `fragment` and naming the node.
+void ExpectInvalidNamingNode(const StatusOr<Tensor>& r, const std::string& fragment) {
+  test::ExpectInvalid(r, fragment);
   EXPECT_NE(std::string(r.status().message()).find("'rnd'"), std::string::npos) << r.status();
 }
 
 TEST(RandomOpsErrorTest, BadShapes) {
   for (const char* op : kFloatOps) {
     SCOPED_TRACE(op);
-    ExpectInvalid(RunOnce(op, {AsTensor<int32_t>({2, 2}, {1, 2})}, 1, 1, DT_FLOAT), "vector");
-    ExpectInvalid(RunOnce(op, {Tensor::Scalar<int32_t>(3)}, 1, 1, DT_FLOAT), "vector");
-    ExpectInvalid(RunOnce(op, {Shape({3, -1})}, 1, 1, DT_FLOAT), "-1");
-    ExpectInvalid(RunOnce(op, {Shape({1ll << 40, 1ll << 40})}, 1, 1, DT_FLOAT), "overflow");
-    ExpectInvalid(RunOnce(op, {Shape({1, 1, 1, 1, 1, 1, 1, 1, 1})}, 1, 1, DT_FLOAT), "maximum");
+    ExpectInvalidNamingNode(RunOnce(op, {AsTensor<int32_t>({2, 2}, {1, 2})}, 1, 1, DT_FLOAT), "vector");
+    ExpectInvalidNamingNode(RunOnce(op, {Tensor::Scalar<int32_t>(3)}, 1, 1, DT_FLOAT), "vector");
+    ExpectInvalidNamingNode(RunOnce(op, {Shape({3, -1})}, 1, 1, DT_FLOAT), "-1");
+    ExpectInvalidNamingNode(RunOnce(op, {Shape({1ll << 40, 1ll << 40})}, 1, 1, DT_FLOAT), "overflow");
+    ExpectInvalidNamingNode(RunOnce(op, {Shape({1, 1, 1, 1, 1, 1, 1, 1, 1})}, 1, 1, DT_FLOAT), "maximum");
   }
-  ExpectInvalid(RunOnce("RandomUniformInt",
+  ExpectInvalidNamingNode(RunOnce("RandomUniformInt",
                         {Shape({-2}), Tensor::Scalar<int32_t>(0), Tensor::Scalar<int32_t>(3)},
                         1, 1),
                 "-2");
 }
 
 TEST(RandomOpsErrorTest, UniformIntRange) {
-  ExpectInvalid(RunOnce("RandomUniformInt",
+  ExpectInvalidNamingNode(RunOnce("RandomUniformInt",
                         {Shape({3}), Tensor::Scalar<int32_t>(5), Tensor::Scalar<int32_t>(5)}, 1, 1),
                 "Need minval < maxval: 5 >= 5");
-  ExpectInvalid(RunOnce("RandomUniformInt",
+  ExpectInvalidNamingNode(RunOnce("RandomUniformInt",
                         {Shape({3}), Tensor::Scalar<int64_t>(6), Tensor::Scalar<int64_t>(-2)}, 1,
                         1),
                 "Need minval < maxval: 6 >= -2");
-  ExpectInvalid(RunOnce("RandomUniformInt",
+  ExpectInvalidNamingNode(RunOnce("RandomUniformInt",
                         {Shape({3}), AsTensor<int32_t>({0, 1}, {2}), Tensor::Scalar<int32_t>(5)},
                         1, 1),
                 "minval must be 0-D");
-  ExpectInvalid(RunOnce("RandomUniformInt",
+  ExpectInvalidNamingNode(RunOnce("RandomUniformInt",
                         {Shape({3}), Tensor::Scalar<int32_t>(0), AsTensor<int32_t>({5}, {1})}, 1,
                         1),
                 "maxval must be 0-D");

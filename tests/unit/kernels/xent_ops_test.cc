@@ -63,10 +63,7 @@ double Tol(DataType dt) {
   return dt == DT_DOUBLE ? 1e-12 : dt == DT_FLOAT ? 2e-5 : dt == DT_HALF ? 4e-3 : 3e-2;
 }
 
-void ExpectInvalid(const Status& s, const std::string& substr) {
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr(substr));
-}
+using test::ExpectInvalid;
 
 // ---------------------------------------------------------------- sparse
 
