@@ -42,9 +42,10 @@ from tensorflux.ops.math_ops import (
     add, cast, divide, exp, log, matmul, maximum, minimum, multiply, negative, realdiv, sqrt,
     square, subtract, to_double, to_float, to_int32, to_int64, truediv)
 from tensorflux.ops.math_ops2 import (
-    abs, add_n, clip_by_value, equal, erf, floor_div, floordiv, floormod, greater, greater_equal,
-    less, less_equal, log1p, logical_and, logical_not, logical_or, logical_xor, mod, not_equal,
-    pow, reciprocal, rsqrt, sigmoid, sign, squared_difference, tanh, where, where_v2)  # noqa: A004
+    abs, add_n, clip_by_value, cos, equal, erf, floor_div, floordiv, floormod, greater,
+    greater_equal, less, less_equal, log1p, logical_and, logical_not, logical_or, logical_xor, mod,
+    not_equal, pow, reciprocal, rsqrt, sigmoid, sign, sin, squared_difference, tanh, where,
+    where_v2)  # noqa: A004
 from tensorflux.ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from tensorflux.ops.control_flow_ops import group, no_op
 from tensorflux.ops.reduction_ops import (
@@ -53,9 +54,15 @@ from tensorflux.ops.reduction_ops import (
 from tensorflux.ops.gradients import gradients
 from tensorflux.ops.random_ops import (
     get_seed, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal)
+from tensorflux.ops.init_ops import (
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
+    ones_initializer, orthogonal_initializer, random_normal_initializer,
+    random_uniform_initializer, truncated_normal_initializer, variance_scaling_initializer,
+    zeros_initializer)
 from tensorflux.client.session import (
     InteractiveSession, Session, get_default_session)
 from tensorflux import contrib
+from tensorflux import initializers
 from tensorflux import keras
 from tensorflux import losses
 from tensorflux import math
@@ -63,6 +70,7 @@ from tensorflux import linalg
 from tensorflux import nn
 from tensorflux import random
 from tensorflux import raw_ops
+from tensorflux import train
 
 from tensorflux.attr_value_pb2 import AttrValue, NameAttrList
 from tensorflux.config_pb2 import (

@@ -16,6 +16,7 @@ from tensorflux.ops.math_ops import truediv  # noqa: F401
 from tensorflux.ops.math_ops2 import abs  # noqa: F401
 from tensorflux.ops.math_ops2 import add_n  # noqa: F401
 from tensorflux.ops.math_ops2 import equal  # noqa: F401
+from tensorflux.ops.math_ops2 import cos  # noqa: F401
 from tensorflux.ops.math_ops2 import erf  # noqa: F401
 from tensorflux.ops.math_ops2 import floordiv  # noqa: F401
 from tensorflux.ops.math_ops2 import floormod  # noqa: F401
@@ -35,6 +36,7 @@ from tensorflux.ops.math_ops2 import reciprocal  # noqa: F401
 from tensorflux.ops.math_ops2 import rsqrt  # noqa: F401
 from tensorflux.ops.math_ops2 import sigmoid  # noqa: F401
 from tensorflux.ops.math_ops2 import sign  # noqa: F401
+from tensorflux.ops.math_ops2 import sin  # noqa: F401
 from tensorflux.ops.math_ops2 import softplus  # noqa: F401
 from tensorflux.ops.math_ops2 import squared_difference  # noqa: F401
 from tensorflux.ops.math_ops2 import tanh  # noqa: F401

@@ -126,6 +126,7 @@ UNARY = [
     (tx.reciprocal, np.reciprocal, (0.2, 5)), (tx.rsqrt, lambda v: 1 / np.sqrt(v), (0.01, 50)),
     (tx.log1p, np.log1p, (-0.9, 10)), (tx.tanh, np.tanh, (-6, 6)),
     (tx.sigmoid, lambda v: 1 / (1 + np.exp(-v)), (-15, 15)), (tx.erf, _erf, (-3, 3)),
+    (tx.cos, np.cos, (-7, 7)), (tx.sin, np.sin, (-7, 7)),
     (tx.nn.relu, lambda v: np.maximum(v, 0), (-5, 5)),
     (tx.nn.relu6, lambda v: np.clip(v, 0, 6), (-3, 9)),
     (tx.nn.leaky_relu, lambda v: np.where(v > 0, v, float(np.float32(0.2)) * v), (-5, 5)),

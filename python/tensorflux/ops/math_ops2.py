@@ -86,6 +86,10 @@ log1p = _unary("Log1p", "log1p")
 tanh = _unary("Tanh", "tanh")
 sigmoid = _unary("Sigmoid", "sigmoid")
 erf = _unary("Erf", "erf")
+cos = _unary("Cos", "cos")
+cos.__doc__ = "cos(x) elementwise, x in radians (Cos)."
+sin = _unary("Sin", "sin")
+sin.__doc__ = "sin(x) elementwise, x in radians (Sin)."
 
 
 def where(condition, x=None, y=None, name=None):

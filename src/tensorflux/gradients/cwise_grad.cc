@@ -1,5 +1,5 @@
 // Gradients of the rest of the elementwise family (TensorFlow's math_grad.py formulas): FloorMod,
-// Pow, SquaredDifference, Abs, Sign, Reciprocal, Rsqrt, Log1p, Tanh, Sigmoid, Erf, Select,
+// Pow, SquaredDifference, Abs, Sign, Reciprocal, Rsqrt, Log1p, Tanh, Sigmoid, Erf, Cos, Sin, Select,
 // SelectV2, ClipByValue and AddN. FloorDiv, comparisons and logical ops have no gradient.
 // Activations (Relu, Elu, ...) and the second-order gradients of the *Grad ops:
 // activation_grad.cc.
@@ -139,6 +139,23 @@ Status ErfGrad(GradContext* c, GradList* dx) {
   return OkStatus();
 }
 REGISTER_GRADIENT("Erf", ErfGrad);
+
+// y = cos(x): dx = -dy * sin(x).
+Status CosGrad(GradContext* c, GradList* dx) {
+  TX_ASSIGN_OR_RETURN(GradOutput s, c->Op("Sin", {c->input(0)}));
+  TX_ASSIGN_OR_RETURN(GradOutput ns, c->Op("Neg", {s}));
+  TX_ASSIGN_OR_RETURN((*dx)[0], c->Op("Mul", {c->grad(0), ns}));
+  return OkStatus();
+}
+REGISTER_GRADIENT("Cos", CosGrad);
+
+// y = sin(x): dx = dy * cos(x).
+Status SinGrad(GradContext* c, GradList* dx) {
+  TX_ASSIGN_OR_RETURN(GradOutput co, c->Op("Cos", {c->input(0)}));
+  TX_ASSIGN_OR_RETURN((*dx)[0], c->Op("Mul", {c->grad(0), co}));
+  return OkStatus();
+}
+REGISTER_GRADIENT("Sin", SinGrad);
 
 // ---------------------------------------------------------------- selection, clipping, sums
 

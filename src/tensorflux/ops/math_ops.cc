@@ -314,6 +314,8 @@ REGISTER_OP("Sigmoid")
     .TX_CWISE_UNARY(kUnaryFloatTypes)
     .Doc("y = 1 / (1 + e^-x) elementwise (0 and 1 at the extremes, never NaN for finite x).");
 REGISTER_OP("Erf").TX_CWISE_UNARY(kUnaryFloatTypes).Doc("y = erf(x) elementwise.");
+REGISTER_OP("Cos").TX_CWISE_UNARY(kUnaryFloatTypes).Doc("y = cos(x) elementwise (x in radians).");
+REGISTER_OP("Sin").TX_CWISE_UNARY(kUnaryFloatTypes).Doc("y = sin(x) elementwise (x in radians).");
 
 
 // ---------------------------------------------------------------- casting

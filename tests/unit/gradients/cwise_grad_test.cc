@@ -58,6 +58,8 @@ const std::vector<GradCheckRow>& CwiseRows() {
       {.op = "Tanh", .shapes = {{2, 3}}},
       {.op = "Sigmoid", .shapes = {{2, 3}}, .ranges = {{-4, 4}}},
       {.op = "Erf", .shapes = {{2, 3}}},
+      {.op = "Cos", .shapes = {{2, 3}}, .ranges = {{-3, 3}}},
+      {.op = "Sin", .shapes = {{2, 3}}, .ranges = {{-3, 3}}},
       // Activations, each side of the kink.
       {.op = "Relu", .label = "pos", .shapes = {{2, 3}}, .ranges = {{0.1, 2}}},
       {.op = "Relu", .label = "neg", .shapes = {{2, 3}}, .ranges = {{-2, -0.1}}},

@@ -405,6 +405,8 @@ TEST(CwiseMath2Test, UnaryOpsEveryDtypeMatchFloat64Reference) {
       {"Tanh", -6, 6, [](double v) { return std::tanh(v); }},
       {"Sigmoid", -12, 12, [](double v) { return 1 / (1 + std::exp(-v)); }},
       {"Erf", -3, 3, [](double v) { return std::erf(v); }},
+      {"Cos", -7, 7, [](double v) { return std::cos(v); }},
+      {"Sin", -7, 7, [](double v) { return std::sin(v); }},
   };
   int checked = 0;
   for (const UnaryCase& c : cases) {

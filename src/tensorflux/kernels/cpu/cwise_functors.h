@@ -494,6 +494,22 @@ struct Erf {
   }
 };
 
+struct Cos {
+  static constexpr int64_t kCost = 16;
+  template <typename X>
+  static auto Eval(const X& x) {
+    return x.cos();
+  }
+};
+
+struct Sin {
+  static constexpr int64_t kCost = 16;
+  template <typename X>
+  static auto Eval(const X& x) {
+    return x.sin();
+  }
+};
+
 struct LogicalNot {
   static constexpr int64_t kCost = 1;
   template <typename X>

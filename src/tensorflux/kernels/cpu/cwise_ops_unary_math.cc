@@ -1,4 +1,5 @@
-// CPU kernels: Abs, Sign, Reciprocal, Rsqrt, Log1p, Tanh, Sigmoid, Erf. One line per
+// CPU kernels: Abs, Sign, Reciprocal, Rsqrt, Log1p, Tanh, Sigmoid, Erf, Cos,
+// Sin. One line per
 // (op, dtypes).
 
 #include "tensorflux/kernels/cpu/cwise_functors.h"
@@ -17,6 +18,8 @@ namespace {
   RegisterUnary<functor::Tanh>("Tanh", FloatTypes{});
   RegisterUnary<functor::Sigmoid>("Sigmoid", FloatTypes{});
   RegisterUnary<functor::Erf>("Erf", FloatTypes{});
+  RegisterUnary<functor::Cos>("Cos", FloatTypes{});
+  RegisterUnary<functor::Sin>("Sin", FloatTypes{});
   return true;
 }();
 

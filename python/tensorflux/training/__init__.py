@@ -1,0 +1,1 @@
+"""Training: optimizers, slot variables, the global step and learning-rate schedules."""
