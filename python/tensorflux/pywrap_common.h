@@ -60,5 +60,6 @@ void RegisterTensorFunctions(pybind11::module_& m);
 void RegisterOpFunctions(pybind11::module_& m);
 void RegisterSession(pybind11::module_& m);
 void RegisterGradients(pybind11::module_& m);  // pywrap_gradients.cc
+void RegisterCheckpointFunctions(pybind11::module_& m);  // pywrap_checkpoint.cc
 
 }  // namespace tensorflux::python

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_pywrap_tensorflux, m) {
   tensorflux::python::RegisterOpFunctions(m);
   tensorflux::python::RegisterSession(m);
   tensorflux::python::RegisterGradients(m);
+  tensorflux::python::RegisterCheckpointFunctions(m);
 }

@@ -4,9 +4,11 @@ try:
     from tensorflux._pywrap_tensorflux import Session  # noqa: F401
     from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
     from tensorflux._pywrap_tensorflux import op_list  # noqa: F401
+    from tensorflux._pywrap_tensorflux import read_safetensors  # noqa: F401
     from tensorflux._pywrap_tensorflux import tensor_proto_to_ndarray  # noqa: F401
     from tensorflux._pywrap_tensorflux import tensor_round_trip  # noqa: F401
     from tensorflux._pywrap_tensorflux import tensor_to_proto  # noqa: F401
+    from tensorflux._pywrap_tensorflux import write_safetensors  # noqa: F401
 except ImportError as e:  # pragma: no cover - depends on the build
     raise ImportError(
         "tensorflux: cannot load the C++ extension _pywrap_tensorflux (%s). Build it with "

@@ -135,6 +135,14 @@ Status ReadAt(int fd, std::string_view path, int64_t offset, size_t n, void* dst
   return OkStatus();
 }
 
+Status CheckBoolBytes(const char* data, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (static_cast<unsigned char>(data[i]) > 1)
+      return errors::DataLoss("bool element ", i, " holds byte ",
+                              static_cast<int>(static_cast<unsigned char>(data[i])));
+  return OkStatus();
+}
+
 Status SyncDirectory(std::string_view dir) {
   const std::string d(dir);
   const int fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

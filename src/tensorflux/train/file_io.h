@@ -51,6 +51,9 @@ class AtomicFile {
 StatusOr<int64_t> FileSize(int fd, std::string_view path);
 // Reads exactly `n` bytes at `offset` into `dst`. DATA_LOSS when the file ends first.
 Status ReadAt(int fd, std::string_view path, int64_t offset, size_t n, void* dst);
+// DATA_LOSS when one of `n` bool bytes is neither 0 nor 1 (a bool holding 2 is undefined
+// behaviour in C++, so checkpoint readers check before handing such data to kernels).
+Status CheckBoolBytes(const char* data, size_t n);
 // fsync of a directory (after a rename into it). Errors are returned, not ignored.
 Status SyncDirectory(std::string_view dir);
 

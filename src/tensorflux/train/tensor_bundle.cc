@@ -296,10 +296,8 @@ Status BundleReader::ReadChecked(std::string_view key, const BundleEntryProto& e
                             " vs. calculated on the restored bytes ",
                             absl::StrFormat("0x%08x", crc));
   if (entry.dtype() == DT_BOOL) {
-    for (size_t i = 0; i < n; ++i)
-      if (static_cast<unsigned char>(dst[i]) > 1)
-        return errors::DataLoss(Where(key), ": bool element ", i, " holds byte ",
-                                static_cast<int>(static_cast<unsigned char>(dst[i])));
+    Status s = CheckBoolBytes(dst, n);
+    if (!s.ok()) return errors::DataLoss(Where(key), ": ", s.message());
   }
   return OkStatus();
 }
