@@ -52,6 +52,10 @@ from tensorflux.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
     reduce_sum)
 from tensorflux.ops.gradients import gradients
+from tensorflux.ops.variables import (
+    Variable, all_variables, global_variables, global_variables_initializer,
+    initialize_all_variables, is_variable_initialized, local_variables,
+    local_variables_initializer, trainable_variables, variables_initializer)
 from tensorflux.ops.random_ops import (
     get_seed, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal)
 from tensorflux.ops.init_ops import (

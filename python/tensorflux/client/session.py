@@ -66,7 +66,8 @@ class _FetchMapper:
     def _flatten(self, f):
         if f is None:
             raise TypeError("Fetch argument None has invalid type %s" % type(None))
-        if isinstance(f, (ops.Tensor, ops.Operation, str, bytes)):
+        if (isinstance(f, (ops.Tensor, ops.Operation, str, bytes))
+                or callable(getattr(f, "_as_graph_element", None))):
             self.elements.append(self._resolve(f))
             return len(self.elements) - 1
         if _is_namedtuple(f):

@@ -94,7 +94,11 @@ class Graph:
         return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
 
     def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
-        """Resolves a Tensor, Operation or name ("op" or "op:i") to an element of this graph."""
+        """Resolves a Tensor, Operation or name ("op" or "op:i") to an element of this graph;
+        objects with an `_as_graph_element()` method (tx.Variable) resolve to its result."""
+        conv = getattr(obj, "_as_graph_element", None)
+        if conv is not None and callable(conv):
+            obj = conv()
         if allow_tensor and isinstance(obj, ops.Tensor):
             if obj.graph is not self:
                 raise ValueError("Tensor %s is not an element of this graph." % obj)

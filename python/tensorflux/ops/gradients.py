@@ -6,6 +6,7 @@ op-creation path, so they are validated and shape-inferred like any other op.
 """
 
 from tensorflux.framework import ops
+from tensorflux.ops.resource_variable_ops import ResourceVariable
 
 try:
     from tensorflux._pywrap_tensorflux import add_symbolic_gradients as _add_symbolic_gradients
@@ -34,7 +35,9 @@ def _split_input(name):
 def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **unused_kwargs):
     """Symbolic derivatives of sum(ys) with respect to each x in xs.
 
-    ys, xs: a Tensor or a list of Tensors of one graph. grad_ys: None, or one Tensor (or None,
+    ys, xs: a Tensor or a list of Tensors of one graph. An x may be a tx.Variable or its handle
+    (a resource tensor): its gradient is that of the variable's value (ReadVariableOp passes
+    gradients to the handle, as in TF). grad_ys: None, or one Tensor (or None,
     meaning ones) per y, of that y's shape and dtype, giving the initial gradients. name: the
     name scope of the added ops (made unique). stop_gradients: Tensors held constant (no gradient
     flows through them to their inputs).
@@ -49,7 +52,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **unu
     # colocate_gradients_with_ops, gate_gradients, aggregation_method: accepted, no effect here.
     del unused_kwargs
     ys = _as_list(ys)
-    xs = _as_list(xs)
+    # A tx.Variable stands for its handle: its gradient is that of the variable's value.
+    xs = [getattr(x, "handle", x) if isinstance(x, ResourceVariable) else x
+          for x in _as_list(xs)]
     grad_ys = _as_list(grad_ys)
     stops = _as_list(stop_gradients)
     for what, lst in (("ys", ys), ("xs", xs), ("stop_gradients", stops)):

@@ -74,7 +74,10 @@ void OpKernelContext::set_output(int i, Tensor t) {
     SetStatus(BadOutputIndex(*this, i));
     return;
   }
-  if (BaseType(t.dtype()) != BaseType(expected_output_dtype(i))) {
+  // A Ref(T) output carries the DT_RESOURCE handle of the variable (framework/resource_var.h).
+  const DataType want = IsRefType(expected_output_dtype(i)) ? DT_RESOURCE
+                                                            : BaseType(expected_output_dtype(i));
+  if (t.dtype() != want) {
     SetStatus(errors::InvalidArgument("Output ", i, " of node '", op_kernel().name(), "' (op ",
                                       op_kernel().type_string(), ") should be ",
                                       DataTypeString(expected_output_dtype(i)), " but the kernel "

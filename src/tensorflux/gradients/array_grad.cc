@@ -1,5 +1,6 @@
 // Gradients of the basic array ops of array_ops.cc (Reshape, Identity*, PlaceholderWithDefault,
-// Fill), and the ops through which no gradient flows (shape queries, constants, *Like).
+// Fill), of ReadVariableOp, and the ops through which no gradient flows (shape queries,
+// constants, *Like).
 
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/gradients/gradients.h"
@@ -17,6 +18,8 @@ Status PassThroughGrad(GradContext* c, GradList* dx) {
 REGISTER_GRADIENT("Identity", PassThroughGrad);
 REGISTER_GRADIENT("IdentityN", PassThroughGrad);
 REGISTER_GRADIENT("PlaceholderWithDefault", PassThroughGrad);
+// value = ReadVariableOp(resource): the gradient goes to the handle (TF's _ReadGrad).
+REGISTER_GRADIENT("ReadVariableOp", PassThroughGrad);
 
 // output = Reshape(tensor, shape): d tensor = Reshape(d output, Shape(tensor)); none for shape.
 Status ReshapeGrad(GradContext* c, GradList* dx) {

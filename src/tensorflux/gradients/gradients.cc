@@ -27,8 +27,12 @@ std::string GradOutput::name() const {
 
 namespace {
 
-// A gradient flows only through floating-point tensors.
-bool CarriesGradient(DataType dt) { return DataTypeIsFloating(BaseType(dt)); }
+// A gradient flows only through floating-point tensors and resource handles (a handle carries
+// the gradient of the variable it names: ReadVariableOp passes its gradient to the handle, so
+// gradients(loss, handle) is the gradient with respect to the variable's value, as in TF).
+bool CarriesGradient(DataType dt) {
+  return DataTypeIsFloating(BaseType(dt)) || BaseType(dt) == DT_RESOURCE;
+}
 
 // How many flattened inputs each OpDef input arg takes, given the attrs set so far (-1 when
 // not yet known: an N * T or list(type) arg whose length attr is unset).
@@ -559,7 +563,9 @@ Status AddSymbolicGradients(Graph* g, const std::vector<GradOutput>& ys,
       Node* src = e->src();
       if (!dx.empty() && dx[e->dst_input()].valid()) {
         const GradOutput& d = dx[e->dst_input()];
-        if (BaseType(d.dtype()) != BaseType(src->output_type(e->src_output())))
+        const DataType src_type = BaseType(src->output_type(e->src_output()));
+        if (BaseType(d.dtype()) != src_type &&
+            !(src_type == DT_RESOURCE && DataTypeIsFloating(BaseType(d.dtype()))))
           return errors::Internal("Gradient function for op ", n->type_string(), " (node '",
                                   n->name(), "') returned a ", DataTypeString(d.dtype()),
                                   " gradient for input ", e->dst_input(), " of type ",

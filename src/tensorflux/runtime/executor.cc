@@ -28,6 +28,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/time/clock.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/framework/resource_var.h"
 
 namespace tensorflux {
 namespace {
@@ -68,6 +69,7 @@ struct NodeItem {
   int num_outputs = 0;
   int out_start = 0, out_end = 0;    // in ExecutorImpl::out_edges_
   int ctrl_start = 0, ctrl_end = 0;  // in ExecutorImpl::control_out_
+  int deref_start = 0, deref_end = 0;  // in ExecutorImpl::deref_inputs_
   bool expensive = true;
   bool async = false;
 };
@@ -119,6 +121,8 @@ class Step {
   // Runs one node; true when it was the step's last outstanding node.
   bool ProcessNode(int id, ReadyQueue* q);
   void FillParams(const NodeItem& item, OpKernelContext::Params* p);
+  // Replaces the variable handles that ref edges carry into non-ref inputs by their values.
+  Status DerefInputs(const NodeItem& item);
   // Releases inputs, checks outputs and passes them on; appends newly ready nodes.
   Status PostCompute(const NodeItem& item, OpKernelContext* ctx, ReadyList* ready);
   void AsyncDone(AsyncState* as);
@@ -174,6 +178,9 @@ class ExecutorImpl : public Executor {
   std::vector<NodeItem> items_;
   std::vector<OutEdge> out_edges_;
   std::vector<int> control_out_;
+  // Inputs (indices into the node's inputs) fed by a ref edge into a non-ref input: the
+  // executor reads the variable's value there when the node starts (framework/resource_var.h).
+  std::vector<int> deref_inputs_;
   std::vector<int> initial_pending_;
   std::vector<int> roots_;
   int total_inputs_ = 0;
@@ -250,6 +257,14 @@ Status ExecutorImpl::Initialize() {
     it.expensive = k->IsExpensive();
     it.async = k->IsAsync();
     total_inputs_ += it.num_inputs;
+    it.deref_start = static_cast<int>(deref_inputs_.size());
+    for (const Edge* e : node->in_edges()) {
+      if (!e->IsControlEdge() && IsRefType(e->src()->output_type(e->src_output())) &&
+          !IsRefType(k->input_type(e->dst_input()))) {
+        deref_inputs_.push_back(e->dst_input());
+      }
+    }
+    it.deref_end = static_cast<int>(deref_inputs_.size());
   }
   // Out-edges, grouped by output so the last consumer of each output is known.
   for (int i = 0; i < n; ++i) {
@@ -425,6 +440,14 @@ bool Step::ProcessNode(int id, ReadyQueue* q) {
     ClearInputs(item);
     return NodeDone(ready, q);
   }
+  if (item.deref_start != item.deref_end) {
+    Status s = DerefInputs(item);
+    if (!s.ok()) {
+      Abort(errors::AttachNodeContext(s, item.node->name(), item.node->type_string()));
+      ClearInputs(item);
+      return NodeDone(ready, q);
+    }
+  }
   NodeExecStats* stats = args_.step_stats != nullptr ? StartStats(item) : nullptr;
   if (item.async) {
     OpKernelContext::Params params;
@@ -473,6 +496,15 @@ void Step::AsyncDone(AsyncState* as) {
   RunLoop(&q);
 }
 
+Status Step::DerefInputs(const NodeItem& item) {
+  Tensor* in = &inputs_[item.input_start];
+  for (int d = item.deref_start; d < item.deref_end; ++d) {
+    Tensor* slot = &in[impl_->deref_inputs_[d]];
+    TX_RETURN_IF_ERROR(ReadRefInput(impl_->params_.device, *slot, slot));
+  }
+  return OkStatus();
+}
+
 void Step::ClearInputs(const NodeItem& item) {
   Tensor* in = &inputs_[item.input_start];
   for (int i = 0; i < item.num_inputs; ++i) in[i] = Tensor();
@@ -491,7 +523,9 @@ Status Step::PostCompute(const NodeItem& item, OpKernelContext* ctx, ReadyList* 
                             item.num_outputs);
   }
   for (int i = 0; i < item.num_outputs; ++i) {
-    const DataType want = BaseType(item.kernel->output_type(i));
+    // A Ref(T) output carries the variable's DT_RESOURCE handle (framework/resource_var.h).
+    const DataType declared = item.kernel->output_type(i);
+    const DataType want = IsRefType(declared) ? DT_RESOURCE : declared;
     if (!outs[i].IsInitialized()) {
       return errors::Internal("{{node ", node->name(), "}} (op ", node->type_string(),
                               "): kernel did not set output ", i);

@@ -3,6 +3,10 @@
 // scheduling thread and expensive ones on the inter-op pool. A tensor is released when its last
 // consumer has run. The first error stops the step (remaining nodes are not started) and is
 // returned with the failing node's name and op.
+//
+// Reference edges (TF 1.x variables): a Ref(T) output carries the variable's DT_RESOURCE handle;
+// a consumer whose input is not a reference gets the variable's value, read under its lock when
+// that consumer starts (framework/resource_var.h).
 #pragma once
 
 #include <functional>

@@ -74,8 +74,10 @@ Status CheckFeed(const Node* n, const TensorId& id, const Tensor& t) {
 }  // namespace
 
 LocalSession::LocalSession(const SessionOptions& options) : options_(options) {
+  resource_mgr_ = std::make_unique<ResourceMgr>();
   device_ = std::make_unique<CpuDevice>(kDeviceName,
                                         options_.config.intra_op_parallelism_threads());
+  device_->set_resource_manager(resource_mgr_.get());
   const int inter = options_.config.inter_op_parallelism_threads();
   if (inter >= 0) {
     inter_op_pool_ = std::make_unique<ThreadPool>(
@@ -140,6 +142,7 @@ Status LocalSession::Close() {
   executors_.clear();
   graph_.reset();
   graph_def_.Clear();
+  resource_mgr_->Clear();  // a step still running keeps the resources it looked up
   return OkStatus();
 }
 

@@ -29,7 +29,10 @@
 // ConfigProto.operation_timeout_in_ms) > 0 cancels a step that runs longer, returning
 // DEADLINE_EXCEEDED; output_partition_graphs adds the executed graph to
 // run_metadata->partition_graphs.
-// Close() releases graph and executors; later Create/Extend/Run return CANCELLED.
+// Variables and other resources live in the session's ResourceMgr (framework/resource_mgr.h),
+// one for its device: they persist across Run calls and are destroyed by Close() or the
+// destructor.
+// Close() releases graph, executors and resources; later Create/Extend/Run return CANCELLED.
 #pragma once
 
 #include <atomic>
@@ -42,6 +45,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/devices/cpu_device.h"
+#include "tensorflux/framework/resource_mgr.h"
 #include "tensorflux/graph/graph.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/session.h"
@@ -79,6 +83,7 @@ class LocalSession : public Session {
       const std::vector<std::string>& targets);
 
   SessionOptions options_;
+  std::unique_ptr<ResourceMgr> resource_mgr_;  // the device's; outlives device_
   std::unique_ptr<CpuDevice> device_;
   std::unique_ptr<ThreadPool> inter_op_pool_;  // nullptr: run on the calling thread
   std::atomic<int64_t> next_step_id_{1};

@@ -66,13 +66,6 @@ Status RewriteGraphForExecution(Graph* g, const std::vector<std::string>& feeds,
       return errors::InvalidArgument("Tensor ", t.node->name(), ":", t.index,
                                      " is fed more than once");
     }
-    for (const Edge* e : t.node->out_edges()) {
-      if (e->src_output() == t.index && IsRefType(e->dst()->input_type(e->dst_input()))) {
-        return errors::InvalidArgument(
-            "Cannot feed ", t.node->name(), ":", t.index, ": node '", e->dst()->name(), "' (op ",
-            e->dst()->type_string(), ") takes it by reference at input ", e->dst_input());
-      }
-    }
   }
   std::vector<ResolvedTensor> fetched(fetches.size());
   for (size_t k = 0; k < fetches.size(); ++k) {
@@ -91,6 +84,40 @@ Status RewriteGraphForExecution(Graph* g, const std::vector<std::string>& feeds,
     }
     roots.push_back(n);
   }
+  // A fed tensor cannot reach a consumer that takes it by reference (a variable's Assign) when
+  // that consumer runs; consumers that pruning drops do not matter (TF 1.x programs feed a
+  // variable's value to read it). Kept = reachable backwards from fetches and targets across
+  // every in-edge except the data edges of fed tensors.
+  {
+    std::vector<char> kept(g->num_node_ids(), 0);
+    std::vector<Node*> stack(roots.begin(), roots.end());
+    for (const ResolvedTensor& f : fetched) {
+      if (!fed_index.contains(std::make_pair(f.node->id(), f.index))) stack.push_back(f.node);
+    }
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      if (kept[n->id()]) continue;
+      kept[n->id()] = 1;
+      for (const Edge* e : n->in_edges()) {
+        if (e->IsControlEdge() ||
+            !fed_index.contains(std::make_pair(e->src()->id(), e->src_output()))) {
+          stack.push_back(e->src());
+        }
+      }
+    }
+    for (const ResolvedTensor& t : fed) {
+      for (const Edge* e : t.node->out_edges()) {
+        if (e->src_output() == t.index && kept[e->dst()->id()] &&
+            IsRefType(e->dst()->input_type(e->dst_input()))) {
+          return errors::InvalidArgument("Cannot feed ", t.node->name(), ":", t.index,
+                                         ": node '", e->dst()->name(), "' (op ",
+                                         e->dst()->type_string(),
+                                         ") takes it by reference at input ", e->dst_input());
+        }
+      }
+    }
+  }
 
   // ---- feeds: an _Arg per fed tensor takes over that output's data out-edges
   std::vector<Node*> args(feeds.size(), nullptr);
@@ -104,7 +131,10 @@ Status RewriteGraphForExecution(Graph* g, const std::vector<std::string>& feeds,
     TX_ASSIGN_OR_RETURN(args[k], g->AddNode(std::move(def)));
     std::vector<std::pair<Node*, int>> consumers;
     for (const Edge* e : t.node->out_edges()) {
-      if (e->src_output() == t.index) consumers.emplace_back(e->dst(), e->dst_input());
+      // Reference consumers keep the variable: they are pruned (checked above).
+      if (e->src_output() == t.index && !IsRefType(e->dst()->input_type(e->dst_input()))) {
+        consumers.emplace_back(e->dst(), e->dst_input());
+      }
     }
     for (const auto& [dst, input] : consumers) {
       TX_RETURN_IF_ERROR(g->UpdateEdge(args[k], 0, dst, input));

@@ -190,5 +190,22 @@ TEST(SubgraphTest, FeedingATensorTakenByReferenceFails) {
   EXPECT_EQ(g->num_nodes(), 3);
 }
 
+// Feeding a variable's value is fine when its reference consumers are pruned away.
+TEST(SubgraphTest, FeedingAVariableWhoseRefConsumersArePruned) {
+  auto g = MakeGraph(R"pb(
+    node { name: "v" op: "TxGraphTestRef" }
+    node { name: "s" op: "TxGraphTestSource" }
+    node { name: "a" op: "TxGraphTestRefIn" input: "v" input: "s" }
+    node { name: "r" op: "TxGraphTestSplit" input: "v" }
+  )pb");
+  ASSERT_NE(g, nullptr);
+  Status s = RewriteGraphForExecution(g.get(), {"v"}, {"r:0"}, {});
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(g->FindNode("a"), nullptr);
+  EXPECT_EQ(g->FindNode("v"), nullptr);
+  ASSERT_NE(g->FindNode("r"), nullptr);
+  for (const Edge* e : g->FindNode("r")->in_edges()) EXPECT_EQ(e->src()->type_string(), "_Arg");
+}
+
 }  // namespace
 }  // namespace tensorflux
