@@ -63,6 +63,8 @@ from tensorflux.ops.init_ops import (
     ones_initializer, orthogonal_initializer, random_normal_initializer,
     random_uniform_initializer, truncated_normal_initializer, variance_scaling_initializer,
     zeros_initializer)
+from tensorflux.ops.variable_scope import (
+    AUTO_REUSE, VariableScope, get_variable, get_variable_scope, no_regularizer, variable_scope)
 from tensorflux.client.session import (
     InteractiveSession, Session, get_default_session)
 from tensorflux import contrib
