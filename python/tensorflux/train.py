@@ -1,4 +1,5 @@
-"""tx.train: training under TF 1.x's tf.train names (learning-rate schedules so far)."""
+"""tx.train: training under TF 1.x's tf.train names: optimizers, the global step and
+learning-rate schedules."""
 
 from tensorflux.training.learning_rate_decay import cosine_decay  # noqa: F401
 from tensorflux.training.learning_rate_decay import exponential_decay  # noqa: F401
@@ -7,3 +8,13 @@ from tensorflux.training.learning_rate_decay import linear_warmup  # noqa: F401
 from tensorflux.training.learning_rate_decay import natural_exp_decay  # noqa: F401
 from tensorflux.training.learning_rate_decay import piecewise_constant  # noqa: F401
 from tensorflux.training.learning_rate_decay import polynomial_decay  # noqa: F401
+from tensorflux.training.optimizer import Optimizer  # noqa: F401
+from tensorflux.training.optimizers import AdagradOptimizer  # noqa: F401
+from tensorflux.training.optimizers import AdamOptimizer  # noqa: F401
+from tensorflux.training.optimizers import AdamWOptimizer  # noqa: F401
+from tensorflux.training.optimizers import GradientDescentOptimizer  # noqa: F401
+from tensorflux.training.optimizers import MomentumOptimizer  # noqa: F401
+from tensorflux.training.optimizers import RMSPropOptimizer  # noqa: F401
+from tensorflux.training.training_util import create_global_step  # noqa: F401
+from tensorflux.training.training_util import get_global_step  # noqa: F401
+from tensorflux.training.training_util import get_or_create_global_step  # noqa: F401
