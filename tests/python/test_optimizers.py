@@ -115,6 +115,7 @@ def test_adam_updates_slots_and_beta_powers():
         assert m not in tx.trainable_variables() and m in tx.global_variables()
         b1p, b2p = opt._get_beta_accumulators()
         assert b1p.name == "beta1_power:0"
+        assert opt.variables() == sorted([m, v, b1p, b2p], key=lambda x: x.name)
         with tx.Session(graph=g) as sess:
             sess.run(tx.global_variables_initializer())
             for _ in range(3):

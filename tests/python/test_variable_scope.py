@@ -166,3 +166,14 @@ def test_trainable_and_collections(graph):
     assert a in tx.global_variables() and a not in tx.trainable_variables()
     assert tx.get_collection("mine") == [b]
     assert b not in tx.global_variables()
+
+
+def test_variables_ignore_control_dependencies(graph):
+    gate = tx.no_op(name="gate")
+    with tx.control_dependencies([gate]):
+        v = tx.get_variable("v", [2])
+        c = tx.constant(1.0, name="c")
+    assert c.op.control_inputs == [gate]
+    made = [op for op in graph.get_operations() if op.name.startswith("v")]
+    assert made and all(gate not in op.control_inputs for op in made)
+    assert v.initializer.control_inputs == []
