@@ -76,6 +76,7 @@ from tensorflux import linalg
 from tensorflux import nn
 from tensorflux import random
 from tensorflux import raw_ops
+from tensorflux import saved_model
 from tensorflux import train
 
 from tensorflux.attr_value_pb2 import AttrValue, NameAttrList

@@ -1,5 +1,5 @@
-"""tx.train: training under TF 1.x's tf.train names: optimizers, the global step and
-learning-rate schedules."""
+"""tx.train: training under TF 1.x's tf.train names: optimizers, the global step,
+learning-rate schedules and the Saver."""
 
 from tensorflux.training.learning_rate_decay import cosine_decay  # noqa: F401
 from tensorflux.training.learning_rate_decay import exponential_decay  # noqa: F401
@@ -18,3 +18,6 @@ from tensorflux.training.optimizers import RMSPropOptimizer  # noqa: F401
 from tensorflux.training.training_util import create_global_step  # noqa: F401
 from tensorflux.training.training_util import get_global_step  # noqa: F401
 from tensorflux.training.training_util import get_or_create_global_step  # noqa: F401
+from tensorflux.training.saver import Saver  # noqa: F401
+from tensorflux.training.saver import get_checkpoint_state  # noqa: F401
+from tensorflux.training.saver import latest_checkpoint  # noqa: F401

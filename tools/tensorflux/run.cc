@@ -14,6 +14,7 @@
 #include "tensorflux/graph/graph_def_io.h"
 #include "tensorflux/graph/saved_model.h"
 #include "tensorflux/runtime/session.h"
+#include "tensorflux/train/saved_model_loader.h"
 
 namespace tensorflux {
 namespace cli {
@@ -22,7 +23,9 @@ const char kRunUsage[] =
     "usage: tensorflux run GRAPH [--feed NAME=VALUE]... [--fetch NAME]... [--target NODE]...\n"
     "                      [--save DIR] [--signature NAME]\n"
     "\n"
-    "Runs GRAPH once and prints each fetched tensor as `NAME dtype[shape] values`.\n"
+    "Runs GRAPH once and prints each fetched tensor as `NAME dtype[shape] values`. A\n"
+    "SavedModel's variables are first restored from its variables/ checkpoint (through its\n"
+    "saver_def's restore op), as TensorFlow's loader does.\n"
     "\n"
     "  --feed NAME=VALUE  feed tensor NAME (\"node\" or \"node:i\"; any tensor, not only\n"
     "                     placeholders). VALUE is a .npy file (a path ending in .npy) or an\n"
@@ -143,6 +146,10 @@ Status Run(const RunArgs& args) {
 
   TX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(SessionOptions()));
   TX_RETURN_IF_ERROR(session->Create(loaded.graph_def));
+  if (loaded.is_saved_model) {
+    TX_RETURN_IF_ERROR(RestoreSavedModelVariables(session.get(), loaded.meta_graph,
+                                                  SavedModelExportDir(args.graph)));
+  }
 
   std::unique_ptr<Graph> graph;  // built on demand, for literal dtypes
   std::vector<std::pair<std::string, Tensor>> feeds;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -73,6 +74,20 @@ StatusOr<MetaGraphDef> SelectMetaGraph(const SavedModel& model, std::string_view
       if (t == tag) return mg;
   }
   return model.meta_graphs(0);
+}
+
+StatusOr<MetaGraphDef> SelectMetaGraphByTags(const SavedModel& model,
+                                             const std::vector<std::string>& tags) {
+  const std::set<std::string> want(tags.begin(), tags.end());
+  std::vector<std::string> available;
+  for (const MetaGraphDef& mg : model.meta_graphs()) {
+    const auto& t = mg.meta_info_def().tags();
+    if (std::set<std::string>(t.begin(), t.end()) == want) return mg;
+    available.push_back("{" + absl::StrJoin(t, ", ") + "}");
+  }
+  return errors::NotFound("MetaGraphDef associated with tags {", absl::StrJoin(tags, ", "),
+                          "} could not be found in SavedModel; available tag sets: ",
+                          available.empty() ? "none" : absl::StrJoin(available, " "));
 }
 
 StatusOr<MetaGraphDef> LoadSavedModelMetaGraph(const std::string& path, std::string_view tag) {

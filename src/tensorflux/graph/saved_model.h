@@ -1,5 +1,5 @@
-// Loading a TensorFlow SavedModel's graph and signatures (no variables: the graph runs as is, so
-// models whose values live in a checkpoint need that restored by their own restore op).
+// Loading a TensorFlow SavedModel's graph and signatures. Restoring its variables needs a session:
+// train/saved_model_loader.h.
 //
 // A SavedModel is a `saved_model.pb` (binary tensorflux.SavedModel, TF's field numbers) or
 // `saved_model.pbtxt` (text) file, usually inside a directory with `variables/` and `assets/`.
@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tensorflux/core/status.h"
 #include "tensorflux/saved_model.pb.h"
@@ -31,6 +32,11 @@ StatusOr<SavedModel> ReadSavedModel(const std::string& path);
 // SavedModel holds no meta graphs.
 StatusOr<MetaGraphDef> SelectMetaGraph(const SavedModel& model,
                                        std::string_view tag = kSavedModelServeTag);
+
+// The MetaGraphDef whose tag set equals `tags` (order and repeats ignored), as TF's loader picks
+// it. NOT_FOUND listing the tag sets that exist.
+StatusOr<MetaGraphDef> SelectMetaGraphByTags(const SavedModel& model,
+                                             const std::vector<std::string>& tags);
 
 // ReadSavedModel + SelectMetaGraph.
 StatusOr<MetaGraphDef> LoadSavedModelMetaGraph(const std::string& path,

@@ -96,6 +96,15 @@ TEST(SavedModelTest, PicksServeTagElseFirst) {
 
   SavedModel empty;
   EXPECT_EQ(SelectMetaGraph(empty).status().code(), absl::StatusCode::kInvalidArgument);
+
+  // By tag set (TF's loader): the set must be equal, order and repeats do not matter.
+  auto exact = SelectMetaGraphByTags(model, {"serve", "gpu", "serve"});
+  ASSERT_TRUE(exact.ok()) << exact.status();
+  EXPECT_EQ(exact->graph_def().node(0).name(), "from_serve");
+  EXPECT_EQ(SelectMetaGraphByTags(model, {"train"})->graph_def().node(0).name(), "from_train");
+  auto subset = SelectMetaGraphByTags(model, {"serve"});
+  EXPECT_EQ(subset.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(subset.status().message().find("{gpu, serve}"), std::string::npos) << subset.status();
 }
 
 TEST(SavedModelTest, ReadsTextSavedModel) {

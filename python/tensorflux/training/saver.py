@@ -1,0 +1,256 @@
+"""tx.train.Saver: save and restore variables as safetensors checkpoints (TF 1.x's Saver API).
+
+    saver = tx.train.Saver(max_to_keep=5)
+    path = saver.save(sess, "/tmp/run/model", global_step=step)   # /tmp/run/model-<step>.safetensors
+    saver.restore(sess, tx.train.latest_checkpoint("/tmp/run"))
+
+A checkpoint is one safetensors file (an 8-byte little-endian header length, a JSON header of
+name -> {dtype, shape, data_offsets}, then the raw little-endian data), written atomically by the
+engine: a temporary file in the same directory, fsync, rename, fsync of the directory, so a crash
+mid-save leaves the previous checkpoints usable. Tensor names are the variables' op names (or the
+keys of a `var_list` dict). Next to the checkpoints the Saver keeps TF's `checkpoint` state file
+(a CheckpointState in protobuf text format: model_checkpoint_path, all_model_checkpoint_paths),
+also replaced atomically, and deletes checkpoints beyond `max_to_keep`, oldest first.
+
+Errors (tx.errors): restoring a missing file or a variable absent from the file is
+NotFoundError; a truncated or corrupt file is DataLossError; a stored dtype or shape that differs
+from the variable's is InvalidArgumentError naming the variable.
+"""
+
+import numbers
+import os
+import tempfile
+import time
+
+from google.protobuf import text_format
+
+from tensorflux.checkpoint_state_pb2 import CheckpointState
+from tensorflux.framework import _pywrap
+from tensorflux.framework import dtypes
+from tensorflux.framework import errors
+from tensorflux.framework import ops
+from tensorflux.ops import array_ops
+from tensorflux.ops import control_flow_ops
+
+_STATE_FILENAME = "checkpoint"
+_SUFFIX = ".safetensors"
+
+
+def _atomic_write_text(path, text):
+    """Writes `text` to `path` through a temporary file in the same directory + rename."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".tmp-")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def get_checkpoint_state(checkpoint_dir, latest_filename=None):
+    """The CheckpointState in `checkpoint_dir` (file `latest_filename` or "checkpoint"), or None.
+
+    Relative paths in the file are made relative to `checkpoint_dir`, as TF does.
+    """
+    path = os.path.join(checkpoint_dir, latest_filename or _STATE_FILENAME)
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        text = f.read()
+    state = CheckpointState()
+    try:
+        text_format.Parse(text, state)
+    except text_format.ParseError as e:
+        raise errors.DataLossError(None, None, "cannot parse checkpoint state file %r: %s"
+                                   % (path, e)) from e
+    if not state.model_checkpoint_path:
+        raise errors.DataLossError(None, None, "checkpoint state file %r has no "
+                                   "model_checkpoint_path" % path)
+
+    def absolute(p):
+        return p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)
+
+    state.model_checkpoint_path = absolute(state.model_checkpoint_path)
+    paths = [absolute(p) for p in state.all_model_checkpoint_paths]
+    del state.all_model_checkpoint_paths[:]
+    state.all_model_checkpoint_paths.extend(paths)
+    return state
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """The path of the newest checkpoint named by the state file in `checkpoint_dir`, or None
+    when there is no state file or the checkpoint it names no longer exists."""
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is None or not os.path.isfile(state.model_checkpoint_path):
+        return None
+    return state.model_checkpoint_path
+
+
+def _update_checkpoint_state(save_dir, paths, timestamps, latest_filename=None):
+    """Rewrites the state file: `paths` oldest first, the last one the newest. Paths inside
+    `save_dir` are written relative to it (so a directory can be moved)."""
+    state = CheckpointState()
+
+    def relative(p):
+        if os.path.dirname(os.path.abspath(p)) == os.path.abspath(save_dir):
+            return os.path.basename(p)
+        return p
+
+    state.model_checkpoint_path = relative(paths[-1])
+    state.all_model_checkpoint_paths.extend(relative(p) for p in paths)
+    state.all_model_checkpoint_timestamps.extend(timestamps)
+    _atomic_write_text(os.path.join(save_dir, latest_filename or _STATE_FILENAME),
+                       text_format.MessageToString(state))
+
+
+def _named_variables(var_list):
+    """[(checkpoint name, variable)] sorted by name, from None, a list or a dict."""
+    if var_list is None:
+        var_list = ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+    if isinstance(var_list, dict):
+        named = list(var_list.items())
+    else:
+        named = []
+        seen = {}
+        for var in var_list:
+            name = var.op.name
+            if name in seen and seen[name] is not var:
+                raise ValueError("At least two variables have the same name: %s" % name)
+            seen[name] = var
+            named.append((name, var))
+        named = list({n: v for n, v in named}.items())
+    for name, var in named:
+        if not isinstance(name, str) or not name:
+            raise ValueError("Checkpoint names must be non-empty strings, got %r" % (name,))
+        for attr in ("dtype", "shape", "value", "assign"):
+            if not hasattr(var, attr):
+                raise TypeError("Saver saves variables; %r (for %r) has no %s" % (var, name, attr))
+    return sorted(named, key=lambda nv: nv[0])
+
+
+class Saver:
+    """Saves and restores variables (TF 1.x's tf.train.Saver, safetensors files).
+
+    Args:
+      var_list: None (all global variables), a list of variables (saved under their op names),
+        or a dict of name -> variable.
+      max_to_keep: how many recent checkpoints to keep; None or 0 keeps all.
+      name: the name scope of the restore ops (default "save").
+      filename: unused (TF compatibility).
+
+    The restore ops (one placeholder and one assign per variable, grouped into one op) are built
+    in the variables' graph here, once; save and restore only run them.
+    """
+
+    def __init__(self, var_list=None, max_to_keep=5, name=None, filename=None, **unused_kwargs):
+        del filename, unused_kwargs  # sharded, reshape, keep_checkpoint_every_n_hours, ...
+        self._vars = _named_variables(var_list)
+        if not self._vars:
+            raise ValueError("No variables to save")
+        self._max_to_keep = max_to_keep
+        self._last_checkpoints = []  # [(path, unix time)], oldest first
+        graph = self._vars[0][1].graph if hasattr(self._vars[0][1], "graph") else \
+            ops.get_default_graph()
+        self._placeholders = []
+        self._reads = []
+        with graph.as_default(), ops.name_scope(name or "save"):
+            assigns = []
+            for ckpt_name, var in self._vars:
+                dtype = dtypes.as_dtype(var.dtype).base_dtype
+                ph = array_ops.placeholder(dtype, shape=var.shape)
+                self._placeholders.append(ph)
+                assigns.append(var.assign(ph, read_value=False))
+                self._reads.append(var.value())
+            self._restore_op = control_flow_ops.group(*assigns, name="restore_all")
+
+    @property
+    def last_checkpoints(self):
+        """Paths of the checkpoints this Saver has kept, oldest first."""
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints):
+        """Makes this Saver manage (and eventually delete) these earlier checkpoint paths."""
+        self._last_checkpoints = [(p, time.time()) for p in last_checkpoints]
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None,
+             write_state=True, metadata=None):
+        """Writes the variables to `<save_path>-<global_step>.safetensors` (or
+        `<save_path>.safetensors` without a step) and returns that path.
+
+        global_step: an int, or a tensor/variable evaluated in `sess`. The `checkpoint` state
+        file in save_path's directory is updated unless write_state is False. `metadata`
+        (str -> str) goes into the file's __metadata__.
+        """
+        if global_step is not None:
+            if isinstance(global_step, numbers.Integral):
+                global_step = int(global_step)
+            else:  # a tensor or variable
+                global_step = int(sess.run(global_step))
+            path = "%s-%d%s" % (save_path, global_step, _SUFFIX)
+        else:
+            path = save_path + _SUFFIX
+        save_dir = os.path.dirname(path) or "."
+        if not os.path.isdir(save_dir):
+            raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
+        values = sess.run(self._reads)
+        items = [(name, value, dtypes.as_dtype(var.dtype).base_dtype.as_datatype_enum)
+                 for (name, var), value in zip(self._vars, values)]
+        meta = {"format": "tensorflux"}
+        if global_step is not None:
+            meta["global_step"] = str(global_step)
+        meta.update(metadata or {})
+        _pywrap.write_safetensors(path, items, meta)
+
+        self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
+        self._last_checkpoints.append((path, time.time()))
+        if self._max_to_keep:
+            while len(self._last_checkpoints) > self._max_to_keep:
+                old, _ = self._last_checkpoints.pop(0)
+                try:
+                    os.remove(old)
+                except FileNotFoundError:
+                    pass
+        if write_state:
+            _update_checkpoint_state(save_dir, self.last_checkpoints,
+                                     [t for _, t in self._last_checkpoints], latest_filename)
+        return path
+
+    def restore(self, sess, save_path):
+        """Assigns every variable its value from the checkpoint at `save_path`.
+
+        Raises NotFoundError (no file, or a variable missing from it), DataLossError (a
+        truncated or corrupt file) or InvalidArgumentError (dtype or shape differs from the
+        variable's, naming it), and then changes no variable.
+        """
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        stored, _ = _pywrap.read_safetensors(save_path)
+        feed = {}
+        for (name, var), ph in zip(self._vars, self._placeholders):
+            if name not in stored:
+                raise errors.NotFoundError(
+                    None, None, "Key %s not found in checkpoint %s" % (name, save_path))
+            dtype_enum, value = stored[name]
+            want = dtypes.as_dtype(var.dtype).base_dtype
+            got = dtypes.as_dtype(dtype_enum)
+            if got != want:
+                raise errors.InvalidArgumentError(
+                    None, None, "Restoring variable %s from %s: the checkpoint holds dtype %s, "
+                    "the variable has dtype %s" % (name, save_path, got.name, want.name))
+            if not var.shape.is_compatible_with(value.shape):
+                raise errors.InvalidArgumentError(
+                    None, None, "Restoring variable %s from %s: the checkpoint holds shape %s, "
+                    "the variable has shape %s" % (name, save_path, list(value.shape),
+                                                   var.shape))
+            feed[ph] = value
+        sess.run(self._restore_op, feed_dict=feed)

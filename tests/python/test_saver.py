@@ -1,0 +1,284 @@
+"""tx.train.Saver and safetensors checkpoints: the file is the standard layout (read with plain
+json + numpy), save -> restore gives identical outputs, the state file, max_to_keep, errors, and
+a crash mid-save leaves the previous checkpoint loadable."""
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+from tensorflux.framework import _pywrap
+
+
+def read_plain(path):
+    """A safetensors file read with nothing but json and numpy."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n].decode("utf-8"))
+    data = raw[8 + n:]
+    kinds = {"F32": "<f4", "F64": "<f8", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
+             "I8": "i1", "U8": "u1", "BOOL": "?"}
+    meta = header.pop("__metadata__", {})
+    out = {}
+    for name, info in header.items():
+        begin, end = info["data_offsets"]
+        out[name] = np.frombuffer(data[begin:end], dtype=kinds[info["dtype"]]).reshape(
+            info["shape"])
+    return out, meta
+
+
+def write_plain(path, arrays):
+    """A safetensors file written with nothing but json and numpy (tensors in dict order)."""
+    names = {np.dtype("<f4"): "F32", np.dtype("<f8"): "F64", np.dtype("<i4"): "I32",
+             np.dtype("<i8"): "I64", np.dtype("bool"): "BOOL"}
+    header, blobs, offset = {}, [], 0
+    for name, a in arrays.items():
+        b = np.ascontiguousarray(a).tobytes()
+        header[name] = {"dtype": names[a.dtype], "shape": list(a.shape),
+                        "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+# ---------------------------------------------------------------- the file format (no variables)
+
+def test_written_file_reads_with_json_and_numpy(tmp_path):
+    path = str(tmp_path / "x.safetensors")
+    a = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+    b = np.array([[1, -2]], dtype=np.int64)
+    c = np.array([True, False, True])
+    h = np.array([0.5, -1.25], dtype=np.float16)
+    _pywrap.write_safetensors(path, [("w/a", a, 0), ("b", b, 0), ("c", c, 0), ("h", h, 0)],
+                              {"k": "v"})
+    got, meta = read_plain(path)
+    assert meta == {"k": "v"}
+    assert sorted(got) == ["b", "c", "h", "w/a"]
+    np.testing.assert_array_equal(got["w/a"], a)
+    np.testing.assert_array_equal(got["b"], b)
+    np.testing.assert_array_equal(got["c"], c)
+    np.testing.assert_array_equal(got["h"], h)
+    back, meta = _pywrap.read_safetensors(path)
+    assert back["w/a"][0] == tx.float32.as_datatype_enum
+    np.testing.assert_array_equal(back["w/a"][1], a)
+
+
+def test_reads_a_file_written_by_plain_numpy(tmp_path):
+    path = str(tmp_path / "y.safetensors")
+    arrays = {"z": np.array([3.5, 4.5], np.float64), "a": np.eye(2, dtype=np.int32)}
+    write_plain(path, arrays)
+    back, meta = _pywrap.read_safetensors(path, ["a", "z"])
+    assert meta == {}
+    np.testing.assert_array_equal(back["a"][1], arrays["a"])
+    np.testing.assert_array_equal(back["z"][1], arrays["z"])
+    with pytest.raises(tx.errors.NotFoundError, match="'q'"):
+        _pywrap.read_safetensors(path, ["q"])
+
+
+def test_corrupt_and_missing_files(tmp_path):
+    path = str(tmp_path / "c.safetensors")
+    _pywrap.write_safetensors(path, [("v", np.ones(4, np.float32), 0)])
+    raw = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(raw[:-3])
+    with pytest.raises(tx.errors.DataLossError):
+        _pywrap.read_safetensors(path)
+    with open(path, "wb") as f:
+        f.write(raw[:8] + b"[" + raw[9:])
+    with pytest.raises(tx.errors.DataLossError):
+        _pywrap.read_safetensors(path)
+    with pytest.raises(tx.errors.NotFoundError):
+        _pywrap.read_safetensors(str(tmp_path / "none.safetensors"))
+
+
+def test_checkpoint_state_text_format(tmp_path):
+    (tmp_path / "checkpoint").write_text(
+        'model_checkpoint_path: "m-2.safetensors"\n'
+        'all_model_checkpoint_paths: "m-1.safetensors"\n'
+        'all_model_checkpoint_paths: "m-2.safetensors"\n')
+    state = tx.train.get_checkpoint_state(str(tmp_path))
+    assert state.model_checkpoint_path == str(tmp_path / "m-2.safetensors")
+    assert list(state.all_model_checkpoint_paths) == [str(tmp_path / "m-1.safetensors"),
+                                                      str(tmp_path / "m-2.safetensors")]
+    assert tx.train.latest_checkpoint(str(tmp_path)) is None  # the file does not exist
+    (tmp_path / "m-2.safetensors").write_bytes(b"")
+    assert tx.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "m-2.safetensors")
+    assert tx.train.latest_checkpoint(str(tmp_path / "nowhere")) is None
+
+
+# ---------------------------------------------------------------- Saver with variables
+
+def build_model():
+    """y = relu(x @ w + b) @ v with variables of three dtypes; returns (x, y, vars)."""
+    rng = np.random.RandomState(3)
+    x = tx.placeholder(tx.float32, [None, 3], name="x")
+    w = tx.Variable(rng.randn(3, 4).astype(np.float32), name="dense/w")
+    b = tx.Variable(rng.randn(4).astype(np.float32), name="dense/b")
+    v = tx.Variable(rng.randn(4, 2), name="out/v")  # float64
+    n = tx.Variable(np.int32(7), name="count")
+    y = tx.matmul(tx.cast(tx.nn.relu(tx.matmul(x, w) + b), tx.float64), v)
+    return x, y, [w, b, v, n]
+
+
+def test_save_restore_gives_identical_outputs_and_standard_file(tmp_path):
+    prefix = str(tmp_path / "model")
+    feed_x = np.random.RandomState(0).randn(5, 3).astype(np.float32)
+    with tx.Graph().as_default():
+        x, y, variables = build_model()
+        saver = tx.train.Saver()
+        with tx.Session() as sess:
+            sess.run(tx.global_variables_initializer())
+            want = sess.run(y, {x: feed_x})
+            stored = sess.run([v.value() for v in variables])
+            path = saver.save(sess, prefix, global_step=12)
+    assert path == prefix + "-12.safetensors"
+    got, meta = read_plain(path)
+    assert meta["global_step"] == "12"
+    assert sorted(got) == ["count", "dense/b", "dense/w", "out/v"]
+    for var_value, name in zip(stored, ["dense/w", "dense/b", "out/v", "count"]):
+        np.testing.assert_array_equal(got[name], var_value)
+        assert got[name].dtype == np.asarray(var_value).dtype
+
+    # A fresh graph and session: restore, then the same outputs bit for bit.
+    with tx.Graph().as_default():
+        x, y, variables = build_model()
+        saver = tx.train.Saver()
+        with tx.Session() as sess:
+            sess.run(tx.global_variables_initializer())
+            sess.run(variables[0].assign(np.zeros((3, 4), np.float32)))
+            assert not np.array_equal(sess.run(y, {x: feed_x}), want)
+            saver.restore(sess, tx.train.latest_checkpoint(str(tmp_path)))
+            np.testing.assert_array_equal(sess.run(y, {x: feed_x}), want)
+            assert sess.run(variables[3].value()) == 7
+
+
+def test_var_list_dict_state_file_and_max_to_keep(tmp_path):
+    prefix = str(tmp_path / "run")
+    with tx.Graph().as_default():
+        a = tx.Variable(np.float32(1.0), name="a")
+        step = tx.Variable(np.int64(0), name="step")
+        saver = tx.train.Saver({"renamed_a": a}, max_to_keep=2)
+        bump = tx.group(a.assign_add(1.0), step.assign_add(1))
+        with tx.Session() as sess:
+            sess.run(tx.global_variables_initializer())
+            paths = []
+            for _ in range(4):
+                sess.run(bump)
+                paths.append(saver.save(sess, prefix, global_step=step))
+    assert [os.path.basename(p) for p in paths] == ["run-%d.safetensors" % i for i in (1, 2, 3, 4)]
+    assert not os.path.exists(paths[0]) and not os.path.exists(paths[1])
+    assert os.path.exists(paths[2]) and os.path.exists(paths[3])
+    state_text = (tmp_path / "checkpoint").read_text()
+    assert state_text == ('model_checkpoint_path: "run-4.safetensors"\n'
+                          'all_model_checkpoint_paths: "run-3.safetensors"\n'
+                          'all_model_checkpoint_paths: "run-4.safetensors"\n'
+                          + state_text[state_text.index("all_model_checkpoint_timestamps"):])
+    assert tx.train.latest_checkpoint(str(tmp_path)) == paths[3]
+    got, _ = read_plain(paths[3])
+    assert list(got) == ["renamed_a"] and got["renamed_a"] == 5.0
+
+
+def test_restore_errors_name_the_variable(tmp_path):
+    prefix = str(tmp_path / "m")
+    with tx.Graph().as_default():
+        w = tx.Variable(np.ones((2, 2), np.float32), name="w")
+        saver = tx.train.Saver([w])
+        with tx.Session() as sess:
+            sess.run(tx.global_variables_initializer())
+            path = saver.save(sess, prefix)
+    assert path == prefix + ".safetensors"
+
+    def restore_into(var_value, name="w", from_path=path):
+        with tx.Graph().as_default():
+            v = tx.Variable(var_value, name=name)
+            saver = tx.train.Saver([v])
+            with tx.Session() as sess:
+                sess.run(tx.global_variables_initializer())
+                saver.restore(sess, from_path)
+                return sess.run(v.value())
+
+    np.testing.assert_array_equal(restore_into(np.zeros((2, 2), np.float32)), np.ones((2, 2)))
+    with pytest.raises(tx.errors.InvalidArgumentError, match="w.*shape"):
+        restore_into(np.zeros((3, 2), np.float32))
+    with pytest.raises(tx.errors.InvalidArgumentError, match="w.*dtype"):
+        restore_into(np.zeros((2, 2), np.float64))
+    with pytest.raises(tx.errors.NotFoundError, match="other"):
+        restore_into(np.zeros((2, 2), np.float32), name="other")
+    with pytest.raises(tx.errors.NotFoundError):
+        restore_into(np.zeros((2, 2), np.float32), from_path=str(tmp_path / "none.safetensors"))
+    raw = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(raw[:-1])
+    with pytest.raises(tx.errors.DataLossError):
+        restore_into(np.zeros((2, 2), np.float32))
+    with pytest.raises(ValueError, match="No variables"):
+        with tx.Graph().as_default():
+            tx.train.Saver()
+
+
+_CRASH_CHILD = r"""
+import sys
+import numpy as np
+import tensorflux as tx
+prefix = sys.argv[1]
+v = tx.Variable(tx.fill([8 << 20], 2.0), name="big")  # 32 MiB, made by an op (not a Const)
+saver = tx.train.Saver([v])
+with tx.Session() as sess:
+    sess.run(tx.global_variables_initializer())
+    print("ready", flush=True)
+    sys.stdin.readline()
+    saver.save(sess, prefix, global_step=2)
+    print("saved", flush=True)
+"""
+
+
+def test_crash_mid_save_leaves_previous_checkpoint_loadable(tmp_path):
+    prefix = str(tmp_path / "ckpt")
+    with tx.Graph().as_default():
+        v = tx.Variable(tx.fill([8 << 20], 1.0), name="big")
+        saver = tx.train.Saver([v])
+        with tx.Session() as sess:
+            sess.run(tx.global_variables_initializer())
+            first = saver.save(sess, prefix, global_step=1)
+
+    # 1. A writer killed (SIGKILL) while its temporary file is being written.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    child = subprocess.Popen([sys.executable, "-c", _CRASH_CHILD, prefix], env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        deadline = time.time() + 30
+        while time.time() < deadline and not any(".tmp-" in n for n in os.listdir(tmp_path)):
+            time.sleep(0.0005)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait(timeout=30)
+    # 2. The state a crash leaves in the worst case, made deterministically: a partial
+    #    temporary file with the next checkpoint's name pattern.
+    (tmp_path / ".ckpt-3.safetensors.tmp-1-1").write_bytes(b"\x40" + b"\0" * 7 + b'{"big":')
+
+    assert tx.train.latest_checkpoint(str(tmp_path)) == first
+    with tx.Graph().as_default():
+        v = tx.Variable(tx.zeros([8 << 20]), name="big")
+        saver = tx.train.Saver([v])
+        with tx.Session() as sess:
+            sess.run(tx.global_variables_initializer())
+            saver.restore(sess, tx.train.latest_checkpoint(str(tmp_path)))
+            assert sess.run(tx.reduce_sum(v.value())) == float(8 << 20)
+            # The killed save either never renamed its file or renamed a complete one.
+            second = prefix + "-2.safetensors"
+            if os.path.exists(second):
+                saver.restore(sess, second)
+                assert sess.run(tx.reduce_min(v.value())) == 2.0
