@@ -72,7 +72,9 @@ class QrOp : public OpKernel {
       for (int64_t b = 0; b < batch; ++b) one(b);
       return;
     }
-    pool->ParallelFor(batch, m * n * std::max(m, n) * 4, [&](int64_t b0, int64_t b1) {
+    // ~4 m n min(m, n) flops per matrix; m * n fits (the input exists), the factor is capped.
+    const int64_t cost = m * n * std::min<int64_t>(std::min(m, n), int64_t{1} << 20) * 4;
+    pool->ParallelFor(batch, cost, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) one(b);
     });
   }
