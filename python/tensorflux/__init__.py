@@ -70,6 +70,7 @@ from tensorflux.client.session import (
 from tensorflux import contrib
 from tensorflux import initializers
 from tensorflux import keras
+from tensorflux import layers
 from tensorflux import losses
 from tensorflux import math
 from tensorflux import linalg

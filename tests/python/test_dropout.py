@@ -1,6 +1,7 @@
-"""tx.nn.dropout: kept values scaled by 1 / keep, zero fraction near rate
+"""tx.nn.dropout and tx.layers.dropout: kept values scaled by 1 / keep, zero fraction near rate
 (binomial bounds), mean preserved, noise_shape, seeds (same seeds -> same mask in fresh graphs,
-a new mask per run), the gradient (mask / keep), and argument errors."""
+a new mask per run), the training switch (Python bool, constant, boolean placeholder), the
+gradient (mask / keep), and argument errors."""
 
 import numpy as np
 import pytest
@@ -98,3 +99,25 @@ def test_dropout_errors(graph):
         tx.nn.dropout(tx.ones([3], tx.int32), rate=0.5)
     with pytest.raises(ValueError, match="scalar"):
         tx.nn.dropout(x, rate=tx.constant([0.1, 0.2]))
+
+
+def test_layers_dropout_training_switch(graph):
+    x = np.random.default_rng(2).uniform(1, 2, N).astype(np.float32)
+    xt = tx.constant(x)
+    np.testing.assert_array_equal(run(tx.layers.dropout(xt, rate=0.5)), x)  # default: off
+    off = tx.layers.dropout(xt, rate=0.5, training=False)
+    on = tx.layers.dropout(xt, rate=0.5, training=True, seed=1)
+    training = tx.placeholder(tx.bool, [])
+    switched = tx.layers.dropout(xt, rate=0.5, training=training, seed=1)
+    np.testing.assert_array_equal(run(off), x)
+    _check_mask(run(on), x, 0.5)
+    np.testing.assert_array_equal(run(switched, {training: False}), x)
+    _check_mask(run(switched, {training: True}), x, 0.5)
+    const_true = tx.layers.dropout(xt, rate=0.5, training=tx.constant(True), seed=1)
+    assert const_true.op.type == "Mul"  # decided when the graph is built: no SelectV2
+    assert switched.op.type == "SelectV2"
+    _check_mask(run(const_true), x, 0.5)
+    (g,) = tx.gradients(switched, [xt])
+    np.testing.assert_array_equal(run(g, {training: False}), np.ones(N, np.float32))
+    with pytest.raises(ValueError):
+        tx.layers.dropout(xt, training=tx.placeholder(tx.bool, [2]))

@@ -1,0 +1,174 @@
+"""tx.layers BatchNormalization / batch_normalization (TF 1.x tf.layers names, arguments and
+defaults), computed by FusedBatchNormV3.
+
+    y = gamma * (x - mean) / sqrt(var + epsilon) + beta        per channel (the `axis` dim)
+
+Training (training=True, or a boolean tensor true at run time): mean and var are the batch's
+(biased variance in y) and the moving statistics move toward them,
+    moving_mean     -= (moving_mean - batch_mean) * (1 - momentum)
+    moving_variance -= (moving_variance - batch_variance) * (1 - momentum)
+through assign ops added to tx.GraphKeys.UPDATE_OPS (and layer.updates): as in TF 1.x, they run
+only when something depends on them, so make the train op depend on them:
+
+    with tx.control_dependencies(tx.get_collection(tx.GraphKeys.UPDATE_OPS)):
+        train_op = optimizer.minimize(loss)
+
+batch_variance there is what TF uses: for 4-D inputs (TF's fused path) the Bessel-corrected
+(n / (n - 1)) batch variance, for other ranks (TF's non-fused path) the biased one. Inference
+(training=False, the default) normalizes with the moving statistics. With a boolean tensor both
+forms are built and SelectV2 picks one, and the update uses momentum 1 (no change) when false.
+
+Variables (tx.get_variable under the layer's scope): gamma (ones; absent when scale=False),
+beta (zeros; absent when center=False), moving_mean (zeros) and moving_variance (ones), the
+moving ones non-trainable. axis: the channel dim: -1 / last (any rank >= 2; inputs are viewed
+as [-1, 1, 1, C]) or 1 for 4-D NCHW inputs. epsilon below 1.001e-5 is raised to it (the fused
+op's floor, as TF's fused path does).
+"""
+
+import numpy as np
+
+from tensorflux.framework import dtypes
+from tensorflux.framework import ops
+from tensorflux.layers import base
+from tensorflux.ops import array_ops
+from tensorflux.ops import math_ops
+from tensorflux.ops import math_ops2
+from tensorflux.ops import nn_impl
+from tensorflux.ops import pool_bn_ops
+
+
+def _init(name):
+    from tensorflux.ops import init_ops  # pylint: disable=g-import-not-at-top
+    return init_ops.ones_initializer() if name == "ones" else init_ops.zeros_initializer()
+
+
+class BatchNormalization(base.Layer):
+    """Batch normalization layer (Ioffe & Szegedy 2015) over the channel axis."""
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer=None, gamma_initializer=None, moving_mean_initializer=None,
+                 moving_variance_initializer=None, beta_regularizer=None,
+                 gamma_regularizer=None, trainable=True, name=None, fused=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        if isinstance(axis, (list, tuple)):
+            if len(axis) != 1:
+                raise ValueError("BatchNormalization supports one channel axis, got %r"
+                                 % (axis,))
+            axis = axis[0]
+        self.axis = int(axis)
+        self.momentum = float(momentum)
+        self.epsilon = max(float(epsilon), 1.001e-5)
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = beta_initializer
+        self.gamma_initializer = gamma_initializer
+        self.moving_mean_initializer = moving_mean_initializer
+        self.moving_variance_initializer = moving_variance_initializer
+        self.beta_regularizer = beta_regularizer
+        self.gamma_regularizer = gamma_regularizer
+        if fused is False:
+            raise ValueError("BatchNormalization: only the fused implementation exists here "
+                             "(fused=None or True)")
+        self.gamma = self.beta = self.moving_mean = self.moving_variance = None
+        self._data_format = "NHWC"
+        self._channels = None
+
+    def build(self, input_shape):
+        rank = input_shape.ndims
+        if rank is None or rank < 2:
+            raise ValueError("BatchNormalization needs inputs of known rank >= 2, got %s"
+                             % input_shape)
+        axis = self.axis % rank if -rank <= self.axis < rank else None
+        if axis == rank - 1:
+            self._data_format = "NHWC"
+        elif axis == 1 and rank == 4:
+            self._data_format = "NCHW"
+        else:
+            raise ValueError("BatchNormalization: axis %d of rank-%d inputs is not supported "
+                             "(the last axis, or 1 for 4-D NCHW inputs)" % (self.axis, rank))
+        channels = input_shape.dims[axis].value
+        if channels is None:
+            raise ValueError("Axis %d of input tensor should have a defined dimension but the "
+                             "layer received an input with shape %s." % (self.axis, input_shape))
+        self._channels = channels
+        param_dtype = dtypes.float64 if self._dtype == dtypes.float64 else dtypes.float32
+        if self.scale:
+            self.gamma = self.add_weight("gamma", [channels], param_dtype,
+                                         self.gamma_initializer or _init("ones"),
+                                         self.gamma_regularizer)
+        if self.center:
+            self.beta = self.add_weight("beta", [channels], param_dtype,
+                                        self.beta_initializer or _init("zeros"),
+                                        self.beta_regularizer)
+        self.moving_mean = self.add_weight("moving_mean", [channels], param_dtype,
+                                           self.moving_mean_initializer or _init("zeros"),
+                                           trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", [channels], param_dtype,
+                                               self.moving_variance_initializer or _init("ones"),
+                                               trainable=False)
+        self.built = True
+
+    def call(self, inputs, training=False):  # pylint: disable=arguments-differ
+        static = nn_impl.static_bool(training)
+        param_dtype = dtypes.float64 if inputs.dtype.base_dtype == dtypes.float64 \
+            else dtypes.float32
+        c = self._channels
+        gamma = self.gamma if self.gamma is not None else np.ones([c], param_dtype.as_numpy_dtype)
+        beta = self.beta if self.beta is not None else np.zeros([c], param_dtype.as_numpy_dtype)
+        rank = inputs.shape.ndims
+        x = inputs if rank == 4 else array_ops.reshape(inputs, np.int32([-1, 1, 1, c]))
+
+        def train():
+            y, mean, var = pool_bn_ops.fused_batch_norm(
+                x, gamma, beta, epsilon=self.epsilon, data_format=self._data_format,
+                is_training=True)
+            return y, mean, var
+
+        def infer():
+            y, _, _ = pool_bn_ops.fused_batch_norm(
+                x, gamma, beta, mean=self.moving_mean, variance=self.moving_variance,
+                epsilon=self.epsilon, data_format=self._data_format, is_training=False)
+            return y
+
+        if static is False:
+            y = infer()
+        else:
+            y_train, mean, var = train()
+            y = y_train if static else math_ops2.where_v2(training, y_train, infer())
+            if rank != 4:
+                # TF's non-fused path moves toward the biased batch variance.
+                n = math_ops.cast(array_ops.size(x), param_dtype) / float(c)
+                var = var * ((n - 1.0) / n)
+            decay = 1.0 - self.momentum
+            if static:
+                decay = ops.convert_to_tensor(decay, dtype=param_dtype, name="decay")
+            else:
+                decay = math_ops2.where_v2(training, ops.convert_to_tensor(decay, param_dtype),
+                                           ops.convert_to_tensor(0.0, param_dtype),
+                                           name="decay")
+            for variable, value in ((self.moving_mean, mean), (self.moving_variance, var)):
+                with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
+                    delta = (variable.read_value() - value) * decay
+                    self.add_update(variable.assign_sub(delta, read_value=False))
+        if rank != 4:
+            y = array_ops.reshape(y, array_ops.shape(inputs))
+        return y
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=None, gamma_initializer=None,
+                        moving_mean_initializer=None, moving_variance_initializer=None,
+                        beta_regularizer=None, gamma_regularizer=None, training=False,
+                        trainable=True, name=None, reuse=None, fused=None):
+    """Functional form of BatchNormalization (tf.layers.batch_normalization); see the module
+    doc for the UPDATE_OPS the train op must depend on. The None initializers mean TF's
+    defaults (ones for gamma and moving_variance, zeros for beta and moving_mean)."""
+    layer = BatchNormalization(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
+                               scale=scale, beta_initializer=beta_initializer,
+                               gamma_initializer=gamma_initializer,
+                               moving_mean_initializer=moving_mean_initializer,
+                               moving_variance_initializer=moving_variance_initializer,
+                               beta_regularizer=beta_regularizer,
+                               gamma_regularizer=gamma_regularizer, trainable=trainable,
+                               name=name, _reuse=reuse, fused=fused)
+    return layer.apply(inputs, training=training)
