@@ -58,6 +58,19 @@ TEST(CliTest, ServingMatrixHalfPlusTwo) {
             "y:0 float[2,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]][[2.5 2.5 2.5][2.5 2.5 2.5][2.5 2.5 2.5]]]\n");
 }
 
+TEST(CliTest, SavedModelVariablesAreRestoredFirst) {
+  // half_plus_two_cpu's a, b, c live in its variables/ checkpoint (TF reference variables).
+  auto r = RunCli("run " + kGraphs + "serving_half_plus_two_cpu --feed 'x:0=[[1],[2],[5]]'"
+                  " --fetch y:0 --fetch y2:0");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "y:0 float[3,1] [[2.5][3][4.5]]\ny2:0 float[3,1] [[3.5][4][5.5]]\n");
+  // x2 comes from ParseExample, which has no kernel yet: a clear NOT_FOUND.
+  r = RunCli("run " + kGraphs + "serving_half_plus_two_cpu --fetch y3:0");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ParseExample"), std::string::npos) << r.err;
+}
+
 TEST(CliTest, RustAdditionAndMultiplication) {
   auto r = RunCli("run " + kGraphs + "rust_addition/model.pb --feed 'x=[2]' --feed 'y=[40]' --fetch z");
   EXPECT_EQ(r.code, 0) << r.err;
