@@ -15,6 +15,7 @@ struct Scope::Shared {
   absl::flat_hash_map<std::string, int> names;
   // Shapes inferred when the scope built a node, by node id.
   absl::flat_hash_map<int, std::vector<PartialTensorShape>> shapes;
+  absl::flat_hash_map<std::string, std::vector<Operation>> collections;
 
   // `base` if unused in the graph and by earlier names, else base_1, base_2, ...
   std::string Unique(const std::string& base) {
@@ -39,6 +40,7 @@ struct Scope::Impl {
   std::shared_ptr<Shared> shared;
   std::string name_prefix;  // "" or "a/b"
   std::string op_name;      // set by WithOpName
+  std::string exact_name;   // set by WithExactName
   std::vector<Operation> control_deps;
   std::string device;
 
@@ -68,6 +70,7 @@ Scope Scope::NewRootScope() {
 Scope Scope::NewSubScope(const std::string& child_scope_name) const {
   auto impl = std::make_unique<Impl>(*impl_);
   impl->op_name.clear();
+  impl->exact_name.clear();
   if (!child_scope_name.empty())
     impl->name_prefix = impl_->shared->Unique(impl_->Qualify(child_scope_name));
   return Scope(std::move(impl));
@@ -76,6 +79,7 @@ Scope Scope::NewSubScope(const std::string& child_scope_name) const {
 Scope Scope::NewSubScopeExact(const std::string& full_prefix) const {
   auto impl = std::make_unique<Impl>(*impl_);
   impl->op_name.clear();
+  impl->exact_name.clear();
   impl->name_prefix = full_prefix;
   return Scope(std::move(impl));
 }
@@ -83,6 +87,13 @@ Scope Scope::NewSubScopeExact(const std::string& full_prefix) const {
 Scope Scope::WithOpNameImpl(const std::string& op_name) const {
   auto impl = std::make_unique<Impl>(*impl_);
   impl->op_name = op_name;
+  impl->exact_name.clear();
+  return Scope(std::move(impl));
+}
+
+Scope Scope::WithExactName(const std::string& full_name) const {
+  auto impl = std::make_unique<Impl>(*impl_);
+  impl->exact_name = full_name;
   return Scope(std::move(impl));
 }
 
@@ -110,6 +121,7 @@ Scope Scope::WithDevice(const std::string& device) const {
 }
 
 std::string Scope::GetUniqueNameForOp(const std::string& default_name) const {
+  if (!impl_->exact_name.empty()) return impl_->exact_name;
   const std::string& base = impl_->op_name.empty() ? default_name : impl_->op_name;
   return impl_->shared->Unique(impl_->Qualify(base));
 }
@@ -129,6 +141,14 @@ Status Scope::ToGraphDef(GraphDef* gdef) const {
   return OkStatus();
 }
 
+void Scope::AddToCollection(const std::string& name, const Operation& op) const {
+  impl_->shared->collections[name].push_back(op);
+}
+std::vector<Operation> Scope::GetCollection(const std::string& name) const {
+  auto it = impl_->shared->collections.find(name);
+  return it == impl_->shared->collections.end() ? std::vector<Operation>() : it->second;
+}
+
 const std::string& Scope::name_prefix() const { return impl_->name_prefix; }
 const std::vector<Operation>& Scope::control_deps() const { return impl_->control_deps; }
 const std::string& Scope::device() const { return impl_->device; }
@@ -140,6 +160,15 @@ PartialTensorShape Scope::GetInferredShape(const Output& o) const {
       o.index() >= static_cast<int>(it->second.size()))
     return PartialTensorShape();
   return it->second[o.index()];
+}
+
+void Scope::RefineInferredShape(const Output& o, const PartialTensorShape& shape) const {
+  if (o.node() == nullptr || o.index() < 0 || o.index() >= o.node()->num_outputs()) return;
+  std::vector<PartialTensorShape>& shapes = impl_->shared->shapes[o.node()->id()];
+  if (static_cast<int>(shapes.size()) < o.node()->num_outputs()) {
+    shapes.resize(o.node()->num_outputs());
+  }
+  shapes[o.index()] = shape;
 }
 
 void Scope::RecordShapes(const Node* n, std::vector<PartialTensorShape> shapes) const {

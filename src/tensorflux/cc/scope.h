@@ -53,6 +53,12 @@ class Scope {
   Scope WithOpName(Ty... fragments) const {
     return WithOpNameImpl(absl::StrCat(fragments...));
   }
+  // A sub-scope whose prefix is `full_prefix` as given, not made unique: for the helper nodes of
+  // a node named `full_prefix` ("op/arg", "variable/Assign").
+  Scope NewSubScopeExact(const std::string& full_prefix) const;
+  // The next op built from the returned scope is named `full_name` exactly, without the name
+  // scope or uniquifying: for a name the caller reserved with GetUniqueNameForOp.
+  Scope WithExactName(const std::string& full_name) const;
   // Adds control dependencies: every op built from the returned scope runs after these.
   Scope WithControlDependencies(absl::Span<const Operation> control_deps) const;
   Scope WithControlDependencies(const Output& control_dep) const;
@@ -78,10 +84,21 @@ class Scope {
   const std::vector<Operation>& control_deps() const;
   const std::string& device() const;
 
+  // Graph collections (TF's tf.add_to_collection / get_collection): named lists of operations
+  // shared by every Scope of the tree, in insertion order; the training API keeps its variables
+  // ("variables", "trainable_variables") and their initializers there. An empty list for an
+  // unknown name.
+  void AddToCollection(const std::string& name, const Operation& op) const;
+  std::vector<Operation> GetCollection(const std::string& name) const;
+
   // The output shape computed by the op's shape function when the node was built (unknown rank
   // for nodes the Scope did not build, or when inference had too little information).
   PartialTensorShape GetInferredShape(const Output& o) const;
 
+  // Records a static shape for `o` more precise than its op's shape function could infer (a
+  // variable read: ReadVariableOp cannot see the shape its VarHandleOp declares); ops built
+  // later from `o` infer their shapes from it. No-op for an empty Output.
+  void RefineInferredShape(const Output& o, const PartialTensorShape& shape) const;
   // The graph version this API writes (producer >= 22: an empty Placeholder shape means scalar).
   static constexpr int kScopeGraphProducer = 27;
 
@@ -91,8 +108,6 @@ class Scope {
   struct Impl;
   explicit Scope(std::unique_ptr<Impl> impl);
   Scope WithOpNameImpl(const std::string& op_name) const;
-  // A sub-scope whose name is used as given (for an op's own helper nodes "op/arg").
-  Scope NewSubScopeExact(const std::string& full_prefix) const;
   void RecordShapes(const Node* n, std::vector<PartialTensorShape> shapes) const;
 
   std::unique_ptr<Impl> impl_;
