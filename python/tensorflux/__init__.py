@@ -52,6 +52,7 @@ from tensorflux.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
     reduce_sum)
 from tensorflux.ops.gradients import gradients
+from tensorflux.ops.numerics import check_numerics
 from tensorflux.ops.variables import (
     Variable, all_variables, global_variables, global_variables_initializer,
     initialize_all_variables, is_variable_initialized, local_variables,
@@ -68,6 +69,7 @@ from tensorflux.ops.variable_scope import (
 from tensorflux.client.session import (
     InteractiveSession, Session, get_default_session)
 from tensorflux import contrib
+from tensorflux import debugging
 from tensorflux import initializers
 from tensorflux import keras
 from tensorflux import layers

@@ -32,8 +32,8 @@ StatusOr<const ResourceMgr::Entry*> ResourceMgr::FindLocked(const std::string& c
   auto e = c->second.find(std::string(name));
   if (e == c->second.end()) return DoesNotExist(container, name, type_name);
   if (e->second.type != type) {
-    return errors::InvalidArgument("Resource ", container, "/", name, " is a ",
-                                   e->second.type_name, ", not a ", type_name);
+    return errors::InvalidArgument("Resource ", container, "/", name, " is a ", e->second.type_name,
+                                   ", not a ", type_name);
   }
   return &e->second;
 }
@@ -67,8 +67,8 @@ StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookup(std::string_view c
 }
 
 StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookupOrCreate(
-    std::string_view container, std::string_view name, std::type_index type,
-    const char* type_name, const std::function<StatusOr<std::shared_ptr<ResourceBase>>()>& fn) {
+    std::string_view container, std::string_view name, std::type_index type, const char* type_name,
+    const std::function<StatusOr<std::shared_ptr<ResourceBase>>()>& fn) {
   const std::string cname = ContainerName(container);
   std::lock_guard<std::mutex> l(mu_);
   StatusOr<const Entry*> found = FindLocked(cname, name, type, type_name);
@@ -129,7 +129,8 @@ std::vector<std::string> ResourceMgr::DebugList() const {
   std::vector<std::string> out;
   std::lock_guard<std::mutex> l(mu_);
   for (const auto& [cname, c] : containers_) {
-    for (const auto& [name, e] : c) out.push_back(absl::StrCat(cname, "/", name, " (", e.type_name, ")"));
+    for (const auto& [name, e] : c)
+      out.push_back(absl::StrCat(cname, "/", name, " (", e.type_name, ")"));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -143,8 +144,8 @@ ResourceHandle MakeResourceHandle(OpKernelContext* ctx, std::string_view contain
   h.device = ctx->device() != nullptr ? ctx->device()->name() : std::string();
   ResourceMgr* rm = ctx->device() != nullptr ? ctx->device()->resource_manager() : nullptr;
   h.container = !container.empty() ? std::string(container)
-                : rm != nullptr     ? rm->default_container()
-                                    : std::string("localhost");
+                : rm != nullptr    ? rm->default_container()
+                                   : std::string("localhost");
   h.name = std::string(name);
   h.maybe_type_name = type_name;
   h.hash_code = std::hash<std::string_view>()(type_name);
@@ -170,7 +171,9 @@ StatusOr<ResourceMgr*> GetResourceMgr(DeviceBase* device) {
   return rm;
 }
 
-StatusOr<ResourceMgr*> GetResourceMgr(OpKernelContext* ctx) { return GetResourceMgr(ctx->device()); }
+StatusOr<ResourceMgr*> GetResourceMgr(OpKernelContext* ctx) {
+  return GetResourceMgr(ctx->device());
+}
 
 StatusOr<HandleInput> ResolveHandleInput(OpKernelContext* ctx, int i) {
   TX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, i));

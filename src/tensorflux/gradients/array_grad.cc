@@ -1,6 +1,6 @@
 // Gradients of the basic array ops of array_ops.cc (Reshape, Identity*, PlaceholderWithDefault,
-// Fill), of ReadVariableOp, and the ops through which no gradient flows (shape queries,
-// constants, *Like).
+// Fill), of ReadVariableOp and CheckNumerics, and the ops through which no gradient flows (shape
+// queries, constants, *Like).
 
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/gradients/gradients.h"
@@ -20,6 +20,19 @@ REGISTER_GRADIENT("IdentityN", PassThroughGrad);
 REGISTER_GRADIENT("PlaceholderWithDefault", PassThroughGrad);
 // value = ReadVariableOp(resource): the gradient goes to the handle (TF's _ReadGrad).
 REGISTER_GRADIENT("ReadVariableOp", PassThroughGrad);
+
+// output = CheckNumerics(tensor): the gradient is checked too (TF's _CheckNumericsGrad).
+Status CheckNumericsGrad(GradContext* c, GradList* dx) {
+  std::string message;
+  TX_RETURN_IF_ERROR(c->GetAttr("message", &message));
+  TX_ASSIGN_OR_RETURN(
+      (*dx)[0],
+      c->Op("CheckNumerics", {c->grad(0)},
+            {{"message", MakeAttr(absl::StrCat("Not a number (NaN) or infinity (Inf) values "
+                                               "detected in gradient. ", message))}}));
+  return OkStatus();
+}
+REGISTER_GRADIENT("CheckNumerics", CheckNumericsGrad);
 
 // output = Reshape(tensor, shape): d tensor = Reshape(d output, Shape(tensor)); none for shape.
 Status ReshapeGrad(GradContext* c, GradList* dx) {

@@ -27,6 +27,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/time/clock.h"
+#include "tensorflux/framework/numerics.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/framework/resource_var.h"
 
@@ -72,6 +73,7 @@ struct NodeItem {
   int deref_start = 0, deref_end = 0;  // in ExecutorImpl::deref_inputs_
   bool expensive = true;
   bool async = false;
+  bool check_numerics = false;  // ExecutorParams::check_numerics, except for feeds (_Arg)
 };
 
 using ReadyList = absl::InlinedVector<int, 8>;
@@ -254,6 +256,7 @@ Status ExecutorImpl::Initialize() {
     it.input_start = total_inputs_;
     it.num_inputs = node->num_inputs();
     it.num_outputs = node->num_outputs();
+    it.check_numerics = params_.check_numerics && node->type_string() != "_Arg";
     it.expensive = k->IsExpensive();
     it.async = k->IsAsync();
     total_inputs_ += it.num_inputs;
@@ -534,6 +537,16 @@ Status Step::PostCompute(const NodeItem& item, OpKernelContext* ctx, ReadyList* 
       return errors::Internal("{{node ", node->name(), "}} (op ", node->type_string(),
                               "): output ", i, " is ", DataTypeString(outs[i].dtype()),
                               ", declared ", DataTypeString(want));
+    }
+  }
+  if (item.check_numerics) {
+    for (int i = 0; i < item.num_outputs; ++i) {
+      const NonFinite f = FindNonFinite(outs[i]);
+      if (f.any()) {
+        return errors::InvalidArgument("{{node ", node->name(), "}} (op ", node->type_string(),
+                                       "): output ", i, " has ", NonFiniteName(f),
+                                       " values (ConfigProto.check_numerics)");
+      }
     }
   }
   const OutEdge* e = impl_->out_edges_.data() + item.out_start;

@@ -26,6 +26,10 @@ class Rendezvous;
 
 struct ExecutorParams {
   DeviceBase* device = nullptr;  // required
+  // Fail the step at the first node whose floating-point output holds a NaN or Inf
+  // (ConfigProto.check_numerics): INVALID_ARGUMENT "{{node n}} (op Op): output 0 has NaN values".
+  // Fed values (_Arg outputs) are not checked; the first node computing from them is.
+  bool check_numerics = false;
 };
 
 class Executor {

@@ -167,6 +167,7 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   for (Node* n : g->nodes()) n->set_assigned_device_name(kDeviceName);
   ExecutorParams params;
   params.device = device_.get();
+  params.check_numerics = options_.config.check_numerics();
   auto entry = std::make_shared<ExecutorEntry>();
   TX_ASSIGN_OR_RETURN(entry->executor, Executor::Create(params, std::move(g)));
   entry->num_retvals = static_cast<int>(fetches.size());

@@ -29,6 +29,8 @@
 // ConfigProto.operation_timeout_in_ms) > 0 cancels a step that runs longer, returning
 // DEADLINE_EXCEEDED; output_partition_graphs adds the executed graph to
 // run_metadata->partition_graphs.
+// ConfigProto.check_numerics (a TensorFlux extension) fails a step at the first node whose
+// floating-point output holds a NaN or Inf, naming it (runtime/executor.h).
 // Variables and other resources live in the session's ResourceMgr (framework/resource_mgr.h),
 // one for its device: they persist across Run calls and are destroyed by Close() or the
 // destructor.

@@ -140,8 +140,8 @@ TEST(ResourceVariableTest, AssignChecksDtypeAndShape) {
 // A read that is still held is a snapshot: an update ordered after it does not change it.
 TEST(ResourceVariableTest, ReadsAreSnapshots) {
   GraphDef g = ResourceGraph();
-  AddNodeAttr("dtype", DT_FLOAT, AddOp(&g, "add_after", "AssignAddVariableOp",
-                                       {"v", "delta", "^read"}));
+  AddNodeAttr("dtype", DT_FLOAT,
+              AddOp(&g, "add_after", "AssignAddVariableOp", {"v", "delta", "^read"}));
   AddNodeAttr("dtype", DT_FLOAT, AddOp(&g, "read_after", "ReadVariableOp", {"v", "^add_after"}));
   auto s = NewSession(g);
   std::vector<Tensor> out;
@@ -181,7 +181,8 @@ TEST(ResourceVariableTest, ConcurrentAssignAddIsExact) {
       std::vector<Tensor> o;
       for (int i = 0; i < kSteps; ++i) {
         // Half the steps also read, so updates often find the buffer shared (copy-on-write).
-        Status st = i % 2 ? RunStep(s.get(), {}, {"inc"}, &o) : RunStep(s.get(), {"read:0"}, {"inc"}, &o);
+        Status st =
+            i % 2 ? RunStep(s.get(), {}, {"inc"}, &o) : RunStep(s.get(), {"read:0"}, {"inc"}, &o);
         if (!st.ok()) ++failures;
       }
     });

@@ -46,9 +46,9 @@ class VariableOp : public OpKernel {
     });
     OP_REQUIRES_OK(ctx, var.status());
     OP_REQUIRES(ctx, (*var)->dtype() == dtype_,
-                errors::InvalidArgument("Variable ", h.container, "/", h.name, " exists with dtype ",
-                                        DataTypeString((*var)->dtype()), ", this node declares ",
-                                        DataTypeString(dtype_)));
+                errors::InvalidArgument("Variable ", h.container, "/", h.name,
+                                        " exists with dtype ", DataTypeString((*var)->dtype()),
+                                        ", this node declares ", DataTypeString(dtype_)));
     ctx->set_output(0, Tensor::Scalar<ResourceHandle>(h));
   }
 
@@ -78,12 +78,13 @@ class ReadVariableOp : public OpKernel {
     OP_REQUIRES_OK(ctx, h.status());
     auto var = LookupVarFromInput(ctx, 0, dtype_);
     if (absl::IsFailedPrecondition(var.status())) {  // no such variable: TF's wording for reads
-      OP_REQUIRES_OK(ctx, errors::FailedPrecondition(
-                              "Error while reading resource variable ", (*h)->name,
-                              " from Container: ", (*h)->container,
-                              ". This could mean that the variable was uninitialized. Not found: "
-                              "Resource ", (*h)->container, "/", (*h)->name, "/", Var::kTypeName,
-                              " does not exist."));
+      OP_REQUIRES_OK(
+          ctx, errors::FailedPrecondition(
+                   "Error while reading resource variable ", (*h)->name,
+                   " from Container: ", (*h)->container,
+                   ". This could mean that the variable was uninitialized. Not found: "
+                   "Resource ",
+                   (*h)->container, "/", (*h)->name, "/", Var::kTypeName, " does not exist."));
     }
     OP_REQUIRES_OK(ctx, var.status());
     std::shared_lock<std::shared_mutex> l(*(*var)->mu());
@@ -114,22 +115,20 @@ class AssignOp : public OpKernel {
     std::unique_lock<std::shared_mutex> l(*v->mu());
     OP_REQUIRES(ctx, v->dtype() == dtype_,
                 errors::InvalidArgument("Trying to assign variable ", v->name(),
-                                        " with wrong dtype. Expected ",
-                                        DataTypeString(v->dtype()), " got ",
-                                        DataTypeString(dtype_)));
+                                        " with wrong dtype. Expected ", DataTypeString(v->dtype()),
+                                        " got ", DataTypeString(dtype_)));
     if (validate_shape_) {
       const PartialTensorShape& declared = v->declared_shape();
-      const bool matches_current = !v->is_initialized() ||
-                                   v->tensor()->shape() == value.shape();
-      OP_REQUIRES(ctx, matches_current && declared.IsCompatibleWith(value.shape()),
-                  errors::InvalidArgument(
-                      ref_ ? "Assign requires shapes of both tensors to match. lhs shape= "
-                           : "Trying to assign to variable with tensor with wrong shape. "
-                             "Expected ",
-                      v->is_initialized() ? v->tensor()->shape().DebugString()
-                                          : declared.DebugString(),
-                      ref_ ? " rhs shape= " : " got ", value.shape().DebugString(),
-                      " (variable ", v->name(), ")"));
+      const bool matches_current = !v->is_initialized() || v->tensor()->shape() == value.shape();
+      OP_REQUIRES(
+          ctx, matches_current && declared.IsCompatibleWith(value.shape()),
+          errors::InvalidArgument(
+              ref_ ? "Assign requires shapes of both tensors to match. lhs shape= "
+                   : "Trying to assign to variable with tensor with wrong shape. "
+                     "Expected ",
+              v->is_initialized() ? v->tensor()->shape().DebugString() : declared.DebugString(),
+              ref_ ? " rhs shape= " : " got ", value.shape().DebugString(), " (variable ",
+              v->name(), ")"));
     }
     if (value.RefCountIsOne() || value.NumElements() == 0) {
       *v->tensor() = std::move(value);  // nobody else holds it: the variable takes the buffer
@@ -185,8 +184,7 @@ class AssignUpdateOp : public OpKernel {
       OP_REQUIRES(ctx, t->shape() == value.shape(),
                   errors::InvalidArgument("Cannot update variable ", v->name(), " with shape ",
                                           t->shape().DebugString(), " using a Tensor with shape ",
-                                          value.shape().DebugString(),
-                                          ", shapes must be equal."));
+                                          value.shape().DebugString(), ", shapes must be equal."));
       OP_REQUIRES_OK(ctx, v->CopyOnWrite());
       T* dst = t->data<T>();
       const T* src = value.data<T>();
@@ -200,14 +198,16 @@ class AssignUpdateOp : public OpKernel {
   }
 };
 
-#define TX_REGISTER_ASSIGN_UPDATE(T)                                                             \
-  REGISTER_KERNEL_BUILDER(Name("AssignAddVariableOp").Device(DEVICE_CPU).TypeConstraint<T>("dtype"), \
-                          AssignUpdateOp<T, false>);                                             \
-  REGISTER_KERNEL_BUILDER(Name("AssignSubVariableOp").Device(DEVICE_CPU).TypeConstraint<T>("dtype"), \
-                          AssignUpdateOp<T, true>);                                              \
-  REGISTER_KERNEL_BUILDER(Name("AssignAdd").Device(DEVICE_CPU).TypeConstraint<T>("T"),           \
-                          AssignUpdateOp<T, false>);                                             \
-  REGISTER_KERNEL_BUILDER(Name("AssignSub").Device(DEVICE_CPU).TypeConstraint<T>("T"),           \
+#define TX_REGISTER_ASSIGN_UPDATE(T)                                                   \
+  REGISTER_KERNEL_BUILDER(                                                             \
+      Name("AssignAddVariableOp").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),       \
+      AssignUpdateOp<T, false>);                                                       \
+  REGISTER_KERNEL_BUILDER(                                                             \
+      Name("AssignSubVariableOp").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),       \
+      AssignUpdateOp<T, true>);                                                        \
+  REGISTER_KERNEL_BUILDER(Name("AssignAdd").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          AssignUpdateOp<T, false>);                                   \
+  REGISTER_KERNEL_BUILDER(Name("AssignSub").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
                           AssignUpdateOp<T, true>);
 TX_REGISTER_ASSIGN_UPDATE(float)
 TX_REGISTER_ASSIGN_UPDATE(double)

@@ -1,0 +1,215 @@
+// CPU kernels of the optimizer update ops (ops/training_ops.cc). One functor per optimizer
+// holds its update rule (TF's training_ops formulas); one kernel template, ApplyOp<T, F>,
+// serves both the reference (Apply*) and the resource (ResourceApply*) form: it resolves the
+// variable inputs to Vars (framework/resource_var.h), locks them in address order, checks
+// that they are initialized (FAILED_PRECONDITION) and that slots, gradient and scalars have the
+// right shapes (INVALID_ARGUMENT naming the input), makes their buffers private
+// (copy-on-write, so held reads stay snapshots) and runs the functor over the elements.
+//
+// Update rules (elementwise; lr etc. are the scalar inputs):
+//   GradientDescent  var -= alpha * delta
+//   Momentum         accum = accum * momentum + grad
+//                    var -= nesterov ? grad * lr + accum * momentum * lr : lr * accum
+//   Adam             lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+//                    m += (grad - m) * (1 - beta1);  v += (grad^2 - v) * (1 - beta2)
+//                    var -= lr_t * (nesterov ? m * beta1 + (1 - beta1) * grad : m)
+//                           / (sqrt(v) + epsilon)      (Kingma & Ba 2015, TF's epsilon-hat form)
+//   RMSProp          ms += (grad^2 - ms) * (1 - rho)
+//                    mom = mom * momentum + lr * grad / sqrt(ms + epsilon);  var -= mom
+//   CenteredRMSProp  mg += (grad - mg) * (1 - rho);  ms as RMSProp
+//                    mom = mom * momentum + lr * grad / sqrt(ms - mg^2 + epsilon); var -= mom
+//   Adagrad          accum += grad^2 (when update_slots);  var -= lr * grad / sqrt(accum)
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/framework/resource_var.h"
+
+namespace tensorflux {
+namespace {
+
+struct Options {
+  bool nesterov = false;
+  bool update_slots = true;
+};
+
+// Each functor: kVars variable inputs first, then kOthers inputs of which input kGrad (an index
+// over all inputs) has the variable's shape and the rest are scalars, passed in `s` in input
+// order. Update(o, s, vars, grad, i) updates element i.
+struct GradientDescent {
+  static constexpr int kVars = 1, kOthers = 2, kGrad = 2;
+  template <typename T>
+  static void Update(const Options&, const T* s, T* const* v, const T* g, int64_t i) {
+    v[0][i] -= s[0] * g[i];
+  }
+};
+
+struct Momentum {
+  static constexpr int kVars = 2, kOthers = 3, kGrad = 3;  // lr, grad, momentum
+  template <typename T>
+  static void Update(const Options& o, const T* s, T* const* v, const T* g, int64_t i) {
+    const T lr = s[0], momentum = s[1];
+    T& var = v[0][i];
+    T& accum = v[1][i];
+    accum = accum * momentum + g[i];
+    var -= o.nesterov ? g[i] * lr + accum * momentum * lr : lr * accum;
+  }
+};
+
+struct Adam {
+  // beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad
+  static constexpr int kVars = 3, kOthers = 7, kGrad = 9;
+  template <typename T>
+  static void Update(const Options& o, const T* s, T* const* v, const T* g, int64_t i) {
+    const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3], beta2 = s[4],
+            epsilon = s[5];
+    const T alpha = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
+    T& m = v[1][i];
+    T& vv = v[2][i];
+    m += (g[i] - m) * (T(1) - beta1);
+    vv += (g[i] * g[i] - vv) * (T(1) - beta2);
+    const T step = o.nesterov ? m * beta1 + (T(1) - beta1) * g[i] : m;
+    v[0][i] -= alpha * step / (std::sqrt(vv) + epsilon);
+  }
+};
+
+// RMSProp and its centered form: `mean` is the running mean of grad (centered) or 0.
+// s = lr, rho, momentum, epsilon; updates ms and mom, then var -= mom.
+template <typename T>
+void RmsPropStep(const T* s, T g, T mean, T& ms, T& mom, T& var) {
+  const T lr = s[0], rho = s[1], momentum = s[2], epsilon = s[3];
+  ms += (g * g - ms) * (T(1) - rho);
+  mom = mom * momentum + lr * g / std::sqrt(ms - mean * mean + epsilon);
+  var -= mom;
+}
+
+struct RMSProp {
+  static constexpr int kVars = 3, kOthers = 5, kGrad = 7;  // lr, rho, momentum, epsilon, grad
+  template <typename T>
+  static void Update(const Options&, const T* s, T* const* v, const T* g, int64_t i) {
+    RmsPropStep(s, g[i], T(0), v[1][i], v[2][i], v[0][i]);  // var, ms, mom
+  }
+};
+
+struct CenteredRMSProp {
+  static constexpr int kVars = 4, kOthers = 5, kGrad = 8;  // lr, rho, momentum, epsilon, grad
+  template <typename T>
+  static void Update(const Options&, const T* s, T* const* v, const T* g, int64_t i) {
+    T& mg = v[1][i];
+    mg += (g[i] - mg) * (T(1) - s[1]);
+    RmsPropStep(s, g[i], mg, v[2][i], v[3][i], v[0][i]);  // var, mg, ms, mom
+  }
+};
+
+struct Adagrad {
+  static constexpr int kVars = 2, kOthers = 2, kGrad = 3;  // lr, grad
+  template <typename T>
+  static void Update(const Options& o, const T* s, T* const* v, const T* g, int64_t i) {
+    T& accum = v[1][i];
+    if (o.update_slots) accum += g[i] * g[i];
+    v[0][i] -= s[0] * g[i] / std::sqrt(accum);
+  }
+};
+
+template <typename T, typename F>
+class ApplyOp : public OpKernel {
+ public:
+  explicit ApplyOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    for (const auto& arg : ctx->op_def().input_arg()) names_.push_back(arg.name());
+    if (ctx->HasAttr("use_nesterov"))
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("use_nesterov", &opt_.nesterov));
+    if (ctx->HasAttr("update_slots"))
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("update_slots", &opt_.update_slots));
+    OP_REQUIRES(
+        ctx, static_cast<int>(names_.size()) == F::kVars + F::kOthers,
+        errors::Internal(ctx->def().op(), ": kernel expects ", F::kVars + F::kOthers, " inputs"));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    std::array<std::shared_ptr<Var>, F::kVars> vars;
+    for (int k = 0; k < F::kVars; ++k) {
+      auto var = LookupVarFromInput(ctx, k, DataTypeToEnum<T>::value);
+      OP_REQUIRES_OK(ctx, var.status());
+      vars[k] = *std::move(var);
+    }
+    // Lock each distinct Var once, in address order (two kernels never deadlock).
+    std::vector<Var*> order;
+    for (auto& v : vars) order.push_back(v.get());
+    std::sort(order.begin(), order.end());
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+    std::vector<std::unique_lock<std::shared_mutex>> locks;
+    for (Var* v : order) locks.emplace_back(*v->mu());
+    OP_REQUIRES_OK(ctx, Validate(ctx, vars));
+    for (Var* v : order) OP_REQUIRES_OK(ctx, v->CopyOnWrite());
+
+    std::array<T, F::kOthers> scalars{};
+    for (int k = 0, j = 0; k < F::kOthers; ++k) {
+      if (F::kVars + k == F::kGrad) continue;
+      scalars[j++] = ctx->input(F::kVars + k).template scalar<T>();
+    }
+    std::array<T*, F::kVars> data;
+    for (int k = 0; k < F::kVars; ++k) data[k] = vars[k]->tensor()->template data<T>();
+    const T* grad = ctx->input(F::kGrad).template data<T>();
+    const int64_t n = vars[0]->tensor()->NumElements();
+    for (int64_t i = 0; i < n; ++i) F::Update(opt_, scalars.data(), data.data(), grad, i);
+    if (num_outputs() > 0) ctx->set_output(0, ctx->input(0));  // Apply*: out is the variable
+  }
+
+ private:
+  // The Vars' locks held.
+  Status Validate(OpKernelContext* ctx, const std::array<std::shared_ptr<Var>, F::kVars>& vars) {
+    for (const auto& v : vars) TX_RETURN_IF_ERROR(CheckInitialized(*v));
+    const TensorShape& shape = vars[0]->tensor()->shape();
+    for (int k = 1; k < F::kVars; ++k) {
+      if (vars[k]->tensor()->shape() != shape) {
+        return errors::InvalidArgument(names_[0], " and ", names_[k], " do not have the same shape",
+                                       shape.DebugString(), " ",
+                                       vars[k]->tensor()->shape().DebugString());
+      }
+    }
+    for (int i = F::kVars; i < F::kVars + F::kOthers; ++i) {
+      const TensorShape& s = ctx->input(i).shape();
+      if (i == F::kGrad) {
+        if (s != shape) {
+          return errors::InvalidArgument(names_[0], " and ", names_[i],
+                                         " do not have the same shape", shape.DebugString(), " ",
+                                         s.DebugString());
+        }
+      } else if (s.dims() != 0) {
+        return errors::InvalidArgument(names_[i], " is not a scalar: ", s.DebugString());
+      }
+    }
+    return OkStatus();
+  }
+
+  std::vector<std::string> names_;
+  Options opt_;
+};
+
+#define TX_REGISTER_APPLY(NAME, F)                                                           \
+  REGISTER_KERNEL_BUILDER(Name("Apply" NAME).Device(DEVICE_CPU).TypeConstraint<float>("T"),  \
+                          ApplyOp<float, F>);                                                \
+  REGISTER_KERNEL_BUILDER(Name("Apply" NAME).Device(DEVICE_CPU).TypeConstraint<double>("T"), \
+                          ApplyOp<double, F>);                                               \
+  REGISTER_KERNEL_BUILDER(                                                                   \
+      Name("ResourceApply" NAME).Device(DEVICE_CPU).TypeConstraint<float>("T"),              \
+      ApplyOp<float, F>);                                                                    \
+  REGISTER_KERNEL_BUILDER(                                                                   \
+      Name("ResourceApply" NAME).Device(DEVICE_CPU).TypeConstraint<double>("T"),             \
+      ApplyOp<double, F>);
+
+TX_REGISTER_APPLY("GradientDescent", GradientDescent)
+TX_REGISTER_APPLY("Momentum", Momentum)
+TX_REGISTER_APPLY("Adam", Adam)
+TX_REGISTER_APPLY("RMSProp", RMSProp)
+TX_REGISTER_APPLY("CenteredRMSProp", CenteredRMSProp)
+TX_REGISTER_APPLY("Adagrad", Adagrad)
+#undef TX_REGISTER_APPLY
+
+}  // namespace
+}  // namespace tensorflux

@@ -1,0 +1,166 @@
+"""Optimizer update ops (Apply* on reference variables, ResourceApply* on resource variables):
+the first three updates of each against a float64 numpy reference written from the papers' /
+TF docs' formulas, for float32 and float64; and the kernels' shape and initialization errors."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+
+raw = tx.raw_ops
+SHAPE = (2, 3)
+
+
+def _adam(use_nesterov):
+    def step(s, g, h, t):
+        b1, b2, lr, eps = h["beta1"], h["beta2"], h["lr"], h["epsilon"]
+        s["m"] = b1 * s["m"] + (1 - b1) * g
+        s["v"] = b2 * s["v"] + (1 - b2) * g * g
+        m = b1 * s["m"] + (1 - b1) * g if use_nesterov else s["m"]
+        m_hat = m / (1 - b1 ** t)
+        v_hat = s["v"] / (1 - b2 ** t)
+        # TF's "epsilon hat" form: epsilon is added to sqrt(v), not to sqrt(v_hat).
+        s["var"] -= lr * m_hat / (np.sqrt(v_hat) + eps / np.sqrt(1 - b2 ** t))
+    return step
+
+
+def _momentum(use_nesterov):
+    def step(s, g, h, t):
+        s["accum"] = h["momentum"] * s["accum"] + g
+        if use_nesterov:
+            s["var"] -= h["lr"] * (g + h["momentum"] * s["accum"])
+        else:
+            s["var"] -= h["lr"] * s["accum"]
+    return step
+
+
+def _gd(s, g, h, t):
+    s["var"] -= h["alpha"] * g
+
+
+def _rmsprop(s, g, h, t):
+    s["ms"] = h["rho"] * s["ms"] + (1 - h["rho"]) * g * g
+    s["mom"] = h["momentum"] * s["mom"] + h["lr"] * g / np.sqrt(s["ms"] + h["epsilon"])
+    s["var"] -= s["mom"]
+
+
+def _centered_rmsprop(s, g, h, t):
+    s["mg"] = h["rho"] * s["mg"] + (1 - h["rho"]) * g
+    s["ms"] = h["rho"] * s["ms"] + (1 - h["rho"]) * g * g
+    denom = np.sqrt(s["ms"] - s["mg"] ** 2 + h["epsilon"])
+    s["mom"] = h["momentum"] * s["mom"] + h["lr"] * g / denom
+    s["var"] -= s["mom"]
+
+
+def _adagrad(update_slots):
+    def step(s, g, h, t):
+        if update_slots:
+            s["accum"] = s["accum"] + g * g
+        s["var"] -= h["lr"] * g / np.sqrt(s["accum"])
+    return step
+
+
+# (op suffix, slot names, hyper-parameters (beta powers are filled per step), grad arg name,
+#  attrs, reference step)
+CASES = [
+    ("GradientDescent", [], {"alpha": 0.3}, "delta", {}, _gd),
+    ("Momentum", ["accum"], {"lr": 0.1, "momentum": 0.9}, "grad", {}, _momentum(False)),
+    ("Momentum", ["accum"], {"lr": 0.1, "momentum": 0.9}, "grad", {"use_nesterov": True},
+     _momentum(True)),
+    ("Adam", ["m", "v"], {"lr": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7}, "grad", {},
+     _adam(False)),
+    ("Adam", ["m", "v"], {"lr": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7}, "grad",
+     {"use_nesterov": True}, _adam(True)),
+    ("RMSProp", ["ms", "mom"], {"lr": 0.01, "rho": 0.9, "momentum": 0.5, "epsilon": 1e-6}, "grad",
+     {}, _rmsprop),
+    ("CenteredRMSProp", ["mg", "ms", "mom"],
+     {"lr": 0.01, "rho": 0.9, "momentum": 0.5, "epsilon": 1e-6}, "grad", {}, _centered_rmsprop),
+    ("Adagrad", ["accum"], {"lr": 0.1}, "grad", {}, _adagrad(True)),
+    ("Adagrad", ["accum"], {"lr": 0.1}, "grad", {"update_slots": False}, _adagrad(False)),
+]
+
+
+def _initial(slots, rng):
+    state = {"var": rng.uniform(-1, 1, SHAPE)}
+    for s in slots:
+        # Second moments must stay positive; mg must keep ms - mg^2 > 0.
+        state[s] = (rng.uniform(0.1, 0.5, SHAPE) if s in ("v", "ms", "accum")
+                    else rng.uniform(-0.1, 0.1, SHAPE))
+    return state
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] + str(c[4]))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("resource", [True, False], ids=["resource", "ref"])
+def test_three_updates_match_numpy(graph, case, dtype, resource):
+    name, slots, hyper, grad_name, attrs, ref_step = case
+    rng = np.random.RandomState(7)
+    state = _initial(slots, rng)
+    grads = [rng.uniform(-1, 1, SHAPE) for _ in range(3)]
+    tdt = tx.as_dtype(dtype)
+    names = ["var"] + slots
+    g = tx.placeholder(tdt, SHAPE, name="g")
+    b1p = tx.placeholder(tdt, [], name="beta1_power")
+    b2p = tx.placeholder(tdt, [], name="beta2_power")
+    args = {k: tx.constant(v, tdt) for k, v in hyper.items()}
+    args[grad_name] = g
+    if name == "Adam":
+        args.update(beta1_power=b1p, beta2_power=b2p)
+    if resource:
+        variables = {n: tx.Variable(state[n].astype(dtype), name=n) for n in names}
+        inits = [v.initializer for v in variables.values()]
+        args.update({n: v.handle for n, v in variables.items()})
+        update = getattr(raw, "ResourceApply" + name)(**args, **attrs)
+        reads = {n: v.read_value() for n, v in variables.items()}
+    else:
+        refs = {n: raw.VariableV2(shape=SHAPE, dtype=tdt, name=n) for n in names}
+        inits = [raw.Assign(ref=r, value=state[n].astype(dtype)) for n, r in refs.items()]
+        args.update(refs)
+        update = getattr(raw, "Apply" + name)(**args, **attrs)
+        assert update.dtype == tdt._as_ref
+        reads = {n: tx.identity(r) for n, r in refs.items()}
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == np.float64 else dict(rtol=1e-6, atol=1e-6)
+    with tx.Session() as sess:
+        sess.run(inits)
+        for t, grad in enumerate(grads, start=1):
+            feed = {g: grad.astype(dtype)}
+            if name == "Adam":
+                feed.update({b1p: hyper["beta1"] ** t, b2p: hyper["beta2"] ** t})
+            out = sess.run(update, feed)
+            h = {k: float(np.asarray(v, dtype)) for k, v in hyper.items()}
+            ref_step(state, grad.astype(dtype).astype(np.float64), h, t)
+            if not resource:  # Apply* returns the updated variable
+                np.testing.assert_allclose(out, state["var"], **tol)
+            got = sess.run(reads)
+            for n in names:
+                np.testing.assert_allclose(got[n], state[n], err_msg="%s step %d" % (n, t), **tol)
+
+
+def test_shape_and_scalar_errors_name_the_input(graph):
+    v = tx.Variable(np.zeros(SHAPE, np.float32), name="v")
+    accum = tx.Variable(np.ones([3], np.float32), name="accum")
+    g = tx.placeholder(tx.float32, name="g")
+    lr = tx.placeholder(tx.float32, name="lr")
+    gd = raw.ResourceApplyGradientDescent(var=v.handle, alpha=lr, delta=g)
+    mom = raw.ResourceApplyMomentum(var=v.handle, accum=accum.handle, lr=0.1, grad=g,
+                                    momentum=0.9)
+    with tx.Session() as sess:
+        with pytest.raises(tx.errors.FailedPreconditionError) as e:
+            sess.run(gd, {lr: 0.1, g: np.ones(SHAPE, np.float32)})
+        assert "v" in e.value.message
+        sess.run([v.initializer, accum.initializer])
+        with pytest.raises(tx.errors.InvalidArgumentError) as e:
+            sess.run(gd, {lr: 0.1, g: np.ones([3, 2], np.float32)})
+        assert "var and delta do not have the same shape" in e.value.message
+        with pytest.raises(tx.errors.InvalidArgumentError) as e:
+            sess.run(gd, {lr: [0.1, 0.2], g: np.ones(SHAPE, np.float32)})
+        assert "alpha is not a scalar" in e.value.message
+        with pytest.raises(tx.errors.InvalidArgumentError) as e:
+            sess.run(mom, {g: np.ones(SHAPE, np.float32)})
+        assert "var and accum do not have the same shape" in e.value.message
+        # A failed update leaves the variable unchanged.
+        np.testing.assert_array_equal(sess.run(v), np.zeros(SHAPE))
+    # Known static shapes fail when the graph is built.
+    with pytest.raises(ValueError):
+        raw.ApplyGradientDescent(var=raw.VariableV2(shape=[2], dtype=tx.float32), alpha=0.1,
+                                 delta=tx.constant([1.0, 2.0, 3.0]))
