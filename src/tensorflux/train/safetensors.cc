@@ -180,7 +180,12 @@ Status WriteSafetensors(const std::string& path,
     offset += bytes;
   }
   if (!metadata.empty()) header[kMetadataKey] = metadata;
-  std::string text = header.dump();
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const json::exception& e) {  // names or metadata that are not valid UTF-8
+    return errors::InvalidArgument("safetensors header for '", path, "': ", e.what());
+  }
   text.append((8 - text.size() % 8) % 8, ' ');  // the data starts 8-byte aligned
   uint64_t n = text.size();
   char len[8];

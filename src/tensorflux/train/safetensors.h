@@ -39,7 +39,8 @@ StatusOr<DataType> SafetensorsDtypeFromName(std::string_view name);
 // Writes `tensors` (names unique, non-empty, not "__metadata__") and `metadata` to `path`
 // atomically: a temporary file in the same directory, fsync, rename onto `path`, fsync of the
 // directory. A crash at any point leaves the old `path` (or none) intact. Tensors are laid out in
-// name order. INVALID_ARGUMENT for a bad or duplicate name, UNIMPLEMENTED for an unsupported
+// name order. INVALID_ARGUMENT for a bad or duplicate name (or a name or metadata string that is
+// not valid UTF-8), UNIMPLEMENTED for an unsupported
 // dtype, I/O errors as in train/file_io.h.
 Status WriteSafetensors(const std::string& path,
                         const std::vector<std::pair<std::string, Tensor>>& tensors,

@@ -94,6 +94,10 @@ TEST_F(SafetensorsTest, WriterErrorsLeaveNoFile) {
   EXPECT_EQ(WriteSafetensors(Path("x"), {{"__metadata__", t}}).code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(WriteSafetensors(Path("x"), {{"", t}}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(WriteSafetensors(Path("x"), {{"bad\xff", t}}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(WriteSafetensors(Path("x"), {{"a", t}}, {{"k", "\xc3"}}).code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(WriteSafetensors(Path("x"), {{"s", Tensor::Scalar<std::string>("a")}}).code(),
             absl::StatusCode::kUnimplemented);
   EXPECT_EQ(WriteSafetensors(Path("no/such/dir/x"), {{"a", t}}).code(),
@@ -158,6 +162,7 @@ TEST_F(SafetensorsTest, BadHeadersAreDataLoss) {
       {"unknown field", MakeFile(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", 8)},
       {"metadata value not a string", MakeFile(R"({"__metadata__":{"k":1}})", 0)},
       {"tensor info not an object", MakeFile(R"({"a":[1]})", 0)},
+      {"name not UTF-8", MakeFile("{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1)},
       {"rank 9", MakeFile(R"({"a":{"dtype":"U8","shape":[1,1,1,1,1,1,1,1,1],"data_offsets":[0,1]}})", 1)},
   };
   for (const Case& c : cases) {
