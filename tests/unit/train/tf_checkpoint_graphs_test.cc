@@ -1,11 +1,15 @@
 // TensorFlow graphs with checkpoints (tests/data/tf-graphs, see its README): TF Serving's
 // half_plus_two SavedModel gives its values after `init`, after restoring its variables/ through
 // save/restore_all, and through LoadSavedModel; its sharded save path (ShardedFilename,
-// StringJoin, SaveV2, MergeV2Checkpoints) writes a bundle that restores.
+// StringJoin, SaveV2, MergeV2Checkpoints) writes a bundle that restores. tensorflow/rust's
+// regression_checkpoint trains (reference variables, TF 1.x gradient ops, ApplyGradientDescent)
+// and its save/restore nodes round-trip.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cmath>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -124,6 +128,48 @@ TEST_F(TfCheckpointGraphsTest, RestoringAMissingOrCorruptCheckpointFails) {
                    &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
   EXPECT_NE(s.message().find("save/RestoreV2"), std::string::npos) << s;
+}
+
+TEST_F(TfCheckpointGraphsTest, RustRegressionTrainsAndRoundTripsItsCheckpoint) {
+  auto g = ReadGraphDefFile(std::string(TX_TEST_DATA_DIR) +
+                            "/tf-graphs/rust_regression_checkpoint/model.pb");
+  ASSERT_TRUE(g.ok()) << g.status();
+  auto session = SessionWith(*g);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({}, {}, {"init"}, &out).ok());
+
+  // 100 points of y = 0.1 x + 0.3, x ~ U(-1, 1); 201 steps of gradient descent at rate 0.5.
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  Tensor x(DT_FLOAT, TensorShape({100})), y(DT_FLOAT, TensorShape({100}));
+  for (int i = 0; i < 100; ++i) {
+    x.flat<float>()[i] = u(rng);
+    y.flat<float>()[i] = 0.1f * x.flat<float>()[i] + 0.3f;
+  }
+  for (int step = 0; step < 201; ++step) {
+    Status s = session->Run({{"x", x}, {"y", y}}, {}, {"train"}, &out);
+    ASSERT_TRUE(s.ok()) << "step " << step << ": " << s;
+  }
+  ASSERT_TRUE(session->Run({}, {"w", "b"}, {}, &out).ok());
+  const float w = out[0].flat<float>()[0], b = out[1].flat<float>()[0];
+  EXPECT_LT(std::abs(w - 0.1f), 1e-3f) << w;
+  EXPECT_LT(std::abs(b - 0.3f), 1e-3f) << b;
+
+  // save/SaveV2 writes w and b to the prefix fed to save/Const (a Const: TF lets any tensor be
+  // fed); init then re-draws w and zeros b; save/restore_all brings the trained values back.
+  const Tensor prefix = Tensor::Scalar<std::string>(Prefix("model"));
+  ASSERT_TRUE(session->Run({{"save/Const", prefix}}, {"save/control_dependency"}, {}, &out).ok());
+  auto reader = BundleReader::Open(Prefix("model"));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ((*reader)->Lookup("w")->flat<float>()[0], w);
+  EXPECT_EQ((*reader)->Lookup("b")->flat<float>()[0], b);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}, &out).ok());
+  ASSERT_TRUE(session->Run({}, {"b"}, {}, &out).ok());
+  EXPECT_EQ(out[0].flat<float>()[0], 0.f);
+  ASSERT_TRUE(session->Run({{"save/Const", prefix}}, {}, {"save/restore_all"}, &out).ok());
+  ASSERT_TRUE(session->Run({}, {"w", "b"}, {}, &out).ok());
+  EXPECT_EQ(out[0].flat<float>()[0], w);
+  EXPECT_EQ(out[1].flat<float>()[0], b);
 }
 
 }  // namespace
