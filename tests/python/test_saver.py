@@ -208,6 +208,8 @@ def test_restore_errors_name_the_variable(tmp_path):
                 return sess.run(v.value())
 
     np.testing.assert_array_equal(restore_into(np.zeros((2, 2), np.float32)), np.ones((2, 2)))
+    np.testing.assert_array_equal(restore_into(np.zeros((2, 2), np.float32), from_path=prefix),
+                                  np.ones((2, 2)))  # TF style: the prefix without the suffix
     with pytest.raises(tx.errors.InvalidArgumentError, match="w.*shape"):
         restore_into(np.zeros((3, 2), np.float32))
     with pytest.raises(tx.errors.InvalidArgumentError, match="w.*dtype"):

@@ -226,7 +226,8 @@ class Saver:
         return path
 
     def restore(self, sess, save_path):
-        """Assigns every variable its value from the checkpoint at `save_path`.
+        """Assigns every variable its value from the checkpoint at `save_path` (the file, or
+        the prefix save() was given, as in TF: "model-12" reads "model-12.safetensors").
 
         Raises NotFoundError (no file, or a variable missing from it), DataLossError (a
         truncated or corrupt file) or InvalidArgumentError (dtype or shape differs from the
@@ -234,6 +235,8 @@ class Saver:
         """
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
+        if not os.path.exists(save_path) and os.path.isfile(save_path + _SUFFIX):
+            save_path += _SUFFIX  # a TF-style prefix ("model-12") names "model-12.safetensors"
         stored, _ = _pywrap.read_safetensors(save_path)
         feed = {}
         for (name, var), ph in zip(self._vars, self._placeholders):
