@@ -10,14 +10,6 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
-from tensorflux.framework import op_def_registry
-
-# The ResourceApply* kernels come with helper "state"'s second milestone; until they are on main
-# the tests that run an update are skipped (the optimizers were checked against them before
-# landing), and they run as soon as the ops are registered.
-needs_apply_ops = pytest.mark.skipif(
-    op_def_registry.get("ResourceApplyAdam") is None,
-    reason="ResourceApply* ops not registered in this build")
 
 W0 = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
 C = np.array([[1.0, 2.0, 0.5], [3.0, 1.0, 0.25]])
@@ -74,12 +66,10 @@ def check(make_opt, update, rtol=1e-10):
     return opt
 
 
-@needs_apply_ops
 def test_gradient_descent():
     check(lambda: tx.train.GradientDescentOptimizer(0.1), lambda w, g, s, t: w - 0.1 * g)
 
 
-@needs_apply_ops
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_momentum(nesterov):
     lr, mu = 0.1, 0.9
@@ -101,7 +91,6 @@ def adam_update(lr, b1, b2, eps, wd=0.0):
     return update
 
 
-@needs_apply_ops
 def test_adam_updates_slots_and_beta_powers():
     opt = check(lambda: tx.train.AdamOptimizer(0.01), adam_update(0.01, 0.9, 0.999, 1e-8))
     assert opt.get_slot_names() == ["m", "v"]
@@ -125,7 +114,6 @@ def test_adam_updates_slots_and_beta_powers():
         assert opt.get_slot(tx.get_variable("other", [1]), "m") is None
 
 
-@needs_apply_ops
 def test_adam_m_slot_matches_reference():
     g = tx.Graph()
     with g.as_default():
@@ -145,13 +133,11 @@ def test_adam_m_slot_matches_reference():
                 np.testing.assert_allclose(sess.run(opt.get_slot(w, "v")), state["v"], rtol=1e-9)
 
 
-@needs_apply_ops
 def test_adamw_decoupled_decay():
     check(lambda: tx.train.AdamWOptimizer(0.1, learning_rate=0.01),
           adam_update(0.01, 0.9, 0.999, 1e-8, wd=0.1))
 
 
-@needs_apply_ops
 def test_rmsprop():
     lr, rho, mu, eps = 0.01, 0.9, 0.5, 1e-10
 
@@ -164,7 +150,6 @@ def test_rmsprop():
     assert opt.get_slot_names() == ["momentum", "rms"]
 
 
-@needs_apply_ops
 def test_rmsprop_centered():
     lr, rho, mu, eps = 0.01, 0.8, 0.3, 1e-6
 
@@ -178,7 +163,6 @@ def test_rmsprop_centered():
     assert opt.get_slot_names() == ["mg", "momentum", "rms"]
 
 
-@needs_apply_ops
 def test_adagrad():
     lr, init = 0.1, 0.1
 
@@ -190,7 +174,6 @@ def test_adagrad():
         tx.train.AdagradOptimizer(0.1, initial_accumulator_value=0.0)
 
 
-@needs_apply_ops
 def test_learning_rate_schedule_tensor():
     """GD with lr = exponential_decay on the global step: each step uses the decayed rate."""
     def make():
@@ -203,7 +186,6 @@ def test_learning_rate_schedule_tensor():
           lambda w, g, s, t: w - 0.05 * g)
 
 
-@needs_apply_ops
 def test_var_list_none_gradients_and_global_step(graph):
     a = tx.get_variable("a", initializer=tx.constant([1.0, 2.0]))
     b = tx.get_variable("b", initializer=tx.constant([3.0]))
@@ -243,7 +225,6 @@ def test_no_variables(graph):
         tx.train.GradientDescentOptimizer(0.1).minimize(tx.constant(1.0))
 
 
-@needs_apply_ops
 def test_grad_transform_hook(graph):
     w = tx.get_variable("w", initializer=tx.constant([2.0, -4.0]))
     seen = []
@@ -276,7 +257,6 @@ def test_global_step_helpers(graph):
         assert sess.run(step) == 0
 
 
-@needs_apply_ops
 @pytest.mark.parametrize("make,steps", [
     (lambda: tx.train.GradientDescentOptimizer(0.2), 60),
     (lambda: tx.train.AdamOptimizer(0.1), 150),
