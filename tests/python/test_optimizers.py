@@ -136,6 +136,17 @@ def test_adam_m_slot_matches_reference():
 def test_adamw_decoupled_decay():
     check(lambda: tx.train.AdamWOptimizer(0.1, learning_rate=0.01),
           adam_update(0.01, 0.9, 0.999, 1e-8, wd=0.1))
+    g = tx.Graph()
+    with g.as_default():
+        w = tx.get_variable("w", initializer=tx.constant(W0))
+        opt = tx.train.AdamWOptimizer(0.1)
+        (grad, _), = opt.compute_gradients(build_loss(w, tx.float64))
+        opt.apply_gradients([(grad, w)])
+        decay = [op for op in g.get_operations() if op.type == "AssignSubVariableOp"]
+        adam = [op for op in g.get_operations() if op.type == "ResourceApplyAdam"]
+        assert len(decay) == 1 and len(adam) == 1
+        # The decay runs after the gradient is computed, the Adam update after the decay.
+        assert grad.op in decay[0].control_inputs and decay[0] in adam[0].control_inputs
 
 
 def test_rmsprop():
@@ -218,6 +229,25 @@ def test_var_list_none_gradients_and_global_step(graph):
         opt.compute_gradients(tx.constant(1), var_list=[a])
     with pytest.raises(TypeError):
         opt.apply_gradients([(tx.constant([1.0]), "not a variable")])
+
+
+def test_gate_graph_gradients_wait_for_each_other(graph):
+    a = tx.get_variable("a", initializer=tx.constant([1.0, 2.0]))
+    b = tx.get_variable("b", initializer=tx.constant([3.0]))
+    loss = tx.reduce_sum(tx.square(a)) + tx.reduce_sum(b * 2.0)
+    opt = tx.train.GradientDescentOptimizer(0.5)
+    gated = opt.compute_gradients(loss, gate_gradients=tx.train.Optimizer.GATE_GRAPH)
+    ga, gb = gated[0][0], gated[1][0]
+    assert {ga.op.type, gb.op.type} == {"Identity"}
+    # Each gated gradient also waits for the other's computation.
+    assert ga.op.inputs[0].op in gb.op.control_inputs
+    assert gb.op.inputs[0].op in ga.op.control_inputs
+    with tx.Session() as sess:
+        sess.run(tx.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(ga), [2.0, 4.0])
+        np.testing.assert_allclose(sess.run(gb), [2.0])
+    with pytest.raises(ValueError, match="gate_gradients"):
+        opt.compute_gradients(loss, gate_gradients=5)
 
 
 def test_no_variables(graph):

@@ -148,8 +148,11 @@ class AdamWOptimizer(AdamOptimizer):
 
     def _apply_dense(self, grad, var):
         rate = self._cast_like(self._lr_t, var) * self._cast_like(self._weight_decay_t, var)
-        decay = apply_op("AssignSubVariableOp", resource=var.handle,
-                         value=rate * var.read_value(), name="decay")
+        # The decay reads and writes var only once the gradient is computed, so the gradient
+        # (and the forward values it is made from) see the variable before this step's decay.
+        with ops.control_dependencies([grad]):
+            decay = apply_op("AssignSubVariableOp", resource=var.handle,
+                             value=rate * var.read_value(), name="decay")
         with ops.control_dependencies([decay]):
             return super()._apply_dense(grad, var)
 
