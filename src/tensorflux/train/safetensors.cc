@@ -128,6 +128,9 @@ Status ParseHeader(const std::string& text, int64_t data_size,
     if (e->begin < next)
       return errors::DataLoss("tensor '", e->name, "': data_offsets [", e->begin, ", ", e->end,
                               ") overlap the tensor before it, which ends at ", next);
+    if (e->end > data_size)
+      return errors::DataLoss("tensor '", e->name, "': data_offsets [", e->begin, ", ", e->end,
+                              ") run past the ", data_size, " bytes of data (truncated file?)");
     if (e->begin > next)
       return errors::DataLoss("tensor '", e->name, "': data_offsets [", e->begin, ", ", e->end,
                               ") leave a gap after byte ", next);

@@ -174,6 +174,12 @@ TEST_F(SafetensorsTest, BadHeadersAreDataLoss) {
   WriteFile(Path("bad"), MakeFile(R"({"weights":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8));
   auto r = SafetensorsReader::Open(Path("bad"));
   EXPECT_NE(r.status().message().find("'weights'"), std::string::npos) << r.status();
+  // So does a truncated file.
+  WriteFile(Path("bad"), MakeFile(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
+                                  R"("w":{"dtype":"F32","shape":[2],"data_offsets":[2,10]}})", 6));
+  r = SafetensorsReader::Open(Path("bad"));
+  EXPECT_NE(r.status().message().find("'w'"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("truncated"), std::string::npos) << r.status();
   // A bool byte that is neither 0 nor 1.
   std::string file = MakeFile(R"({"f":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", 2);
   file.back() = 3;
