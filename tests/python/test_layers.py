@@ -266,6 +266,17 @@ def test_batch_norm_training_placeholder(graph):
         np.testing.assert_allclose(sess.run(tx.global_variables()[0]), 0.5 * mean, rtol=1e-5)
 
 
+def test_static_shapes_survive_the_training_switch(graph):
+    training = tx.placeholder(tx.bool, [])
+    x2, x3 = tx.placeholder(tx.float32, [None, 5]), tx.placeholder(tx.float32, [None, 3, 4])
+    assert tx.layers.batch_normalization(x2, training=training).shape.as_list() == [None, 5]
+    assert tx.layers.batch_normalization(x3, training=True).shape.as_list() == [None, 3, 4]
+    assert tx.layers.dropout(x2, training=training).shape.as_list() == [None, 5]
+    # so a dense layer can follow them
+    assert tx.layers.dense(tx.layers.batch_normalization(x2, training=training),
+                           2).shape.as_list() == [None, 2]
+
+
 def test_batch_norm_nchw_and_errors(graph):
     b = RNG.standard_normal((2, 3, 4, 5))
     y = tx.layers.batch_normalization(tx.constant(b), axis=1, training=True)

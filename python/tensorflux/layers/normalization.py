@@ -151,7 +151,9 @@ class BatchNormalization(base.Layer):
                     delta = (variable.read_value() - value) * decay
                     self.add_update(variable.assign_sub(delta, read_value=False))
         if rank != 4:
-            y = array_ops.reshape(y, array_ops.shape(inputs))
+            dims = inputs.shape.as_list()
+            y = array_ops.reshape(y, np.int32([-1] + dims[1:]) if None not in dims[1:]
+                                  else array_ops.shape(inputs))
         return y
 
 
