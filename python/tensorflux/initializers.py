@@ -6,6 +6,7 @@ from tensorflux.ops.init_ops import GlorotNormal as glorot_normal  # noqa: F401
 from tensorflux.ops.init_ops import GlorotNormal as xavier_normal  # noqa: F401
 from tensorflux.ops.init_ops import GlorotUniform as glorot_uniform  # noqa: F401
 from tensorflux.ops.init_ops import GlorotUniform as xavier_uniform  # noqa: F401
+from tensorflux.ops.init_ops import Identity as identity  # noqa: F401
 from tensorflux.ops.init_ops import Initializer  # noqa: F401
 from tensorflux.ops.init_ops import Ones as ones  # noqa: F401
 from tensorflux.ops.init_ops import Orthogonal as orthogonal  # noqa: F401

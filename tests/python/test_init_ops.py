@@ -193,7 +193,8 @@ def test_op_seeds_select_streams(make):
 
 # ------------------------------------------------------------------ orthogonal and Qr
 
-@pytest.mark.parametrize("shape", [[6, 4], [4, 6], [5, 5], [3, 3, 4, 8], [2, 2, 3, 2]])
+@pytest.mark.parametrize("shape", [[6, 4], [4, 6], [5, 5], [3, 3, 4, 8], [2, 2, 3, 2], [1, 7],
+                                   [7, 1]])
 def test_orthogonal(shape):
     gain = 1.5
     v = sample(tx.orthogonal_initializer(gain=gain, seed=9), shape, tx.float64)
@@ -207,6 +208,33 @@ def test_orthogonal(shape):
     m = f32.reshape(-1, shape[-1])
     small = m.T @ m if rows >= cols else m @ m.T
     np.testing.assert_allclose(small, np.eye(min(rows, cols)), atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [[6, 4], [4, 6], [2, 3, 5]])
+def test_orthogonal_matches_numpy_from_the_same_normal_draw(shape):
+    """TF's construction replayed in numpy on the same random_normal values (same op seed)."""
+    rows, cols = int(np.prod(shape[:-1])), shape[-1]
+    flat = (cols, rows) if rows < cols else (rows, cols)
+    g = tx.Graph()
+    with g.as_default():
+        a = run(tx.random_normal(flat, dtype=tx.float64, seed=21), g)
+    q, r = np.linalg.qr(a)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    want = 0.5 * q.reshape(shape)
+    got = sample(tx.orthogonal_initializer(gain=0.5, seed=21), shape, tx.float64)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_identity(graph):
+    np.testing.assert_array_equal(run(tx.initializers.identity(gain=2.0)([3, 5])),
+                                  2.0 * np.eye(3, 5))
+    v = run(tx.keras.initializers.get("Identity")([4, 2], dtype=tx.float64))
+    assert v.dtype == np.float64
+    np.testing.assert_array_equal(v, np.eye(4, 2))
+    with pytest.raises(ValueError, match="2D matrices"):
+        tx.initializers.identity()([2, 2, 2])
 
 
 def test_orthogonal_needs_rank_2():

@@ -7,6 +7,7 @@ from tensorflux.ops import init_ops
 from tensorflux.ops.init_ops import Constant  # noqa: F401
 from tensorflux.ops.init_ops import GlorotNormal  # noqa: F401
 from tensorflux.ops.init_ops import GlorotUniform  # noqa: F401
+from tensorflux.ops.init_ops import Identity  # noqa: F401
 from tensorflux.ops.init_ops import Initializer  # noqa: F401
 from tensorflux.ops.init_ops import Ones  # noqa: F401
 from tensorflux.ops.init_ops import Orthogonal  # noqa: F401
@@ -40,13 +41,15 @@ random_normal = RandomNormal
 random_uniform = RandomUniform
 truncated_normal = TruncatedNormal
 orthogonal = Orthogonal
+identity = Identity
 glorot_normal = GlorotNormal
 glorot_uniform = GlorotUniform
 
 _BY_NAME = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
-    "orthogonal": Orthogonal, "glorot_normal": GlorotNormal, "glorot_uniform": GlorotUniform,
+    "orthogonal": Orthogonal, "identity": Identity, "glorot_normal": GlorotNormal,
+    "glorot_uniform": GlorotUniform,
     "variance_scaling": VarianceScaling, "he_normal": he_normal, "he_uniform": he_uniform,
     "lecun_normal": lecun_normal, "lecun_uniform": lecun_uniform,
 }

@@ -15,6 +15,7 @@ in the default graph; tx.get_variable calls them to make a variable's initial va
     glorot (xavier) uniform/normal = VarianceScaling(1, "fan_avg", uniform/truncated_normal)
     he uniform/normal              = VarianceScaling(2, "fan_in", ...)
     lecun uniform/normal           = VarianceScaling(1, "fan_in", ...)
+    Identity(gain=1)               gain * the identity matrix (2-D shapes)
     Orthogonal(gain=1)             gain * Q of the QR decomposition of a normal matrix
                                    [max(r, c), min(r, c)] (r = prod(shape[:-1]), c = shape[-1]),
                                    Q's columns multiplied by the signs of R's diagonal (so Q is
@@ -43,7 +44,6 @@ from tensorflux.ops import linalg_ops
 from tensorflux.ops import math_ops
 from tensorflux.ops import math_ops2
 from tensorflux.ops import random_ops
-from tensorflux.ops import reduction_ops
 
 # The stddev of a standard normal truncated to (-2, 2).
 _TRUNCATED_NORMAL_STDDEV = 0.87962566103423978
@@ -249,8 +249,8 @@ class Orthogonal(Initializer):
         flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
         a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
         q, r = linalg_ops.qr(a, full_matrices=False)
-        eye = constant_op.constant(np.eye(min(flat_shape)), dtype=dtype)
-        diag = reduction_ops.reduce_sum(r * eye, axis=0)  # r's diagonal
+        p = min(flat_shape)  # r is [p, p]: its diagonal is every (p + 1)-th flat element
+        diag = array_ops2.strided_slice(array_ops.reshape(r, [-1]), [0], [p * p], [p + 1])
         q = q * math_ops2.sign(diag)
         if num_rows < num_cols:
             q = array_ops2.transpose(q)
@@ -259,6 +259,26 @@ class Orthogonal(Initializer):
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class Identity(Initializer):
+    """gain * the identity matrix (ones on the main diagonal of a 2-D shape [n, m], zeros
+    elsewhere); ValueError for other ranks. Floating dtypes."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain = gain
+        self.dtype = _float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        shape = _as_shape_list(shape)
+        if len(shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        dtype = _float_dtype(dtype or self.dtype)
+        eye = array_ops2.one_hot(array_ops2.range(shape[0]), shape[1], dtype=dtype)
+        return math_ops.multiply(constant_op.constant(self.gain, dtype=dtype), eye)
+
+    def get_config(self):
+        return {"gain": self.gain, "dtype": self.dtype.name}
 
 
 class GlorotUniform(VarianceScaling):

@@ -347,8 +347,8 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                 regularizer=regularizer if regularizer is not None else base.regularizer,
                 dtype=dtype if dtype is not None else base.dtype,
                 name_scope=opened_name_scope if name_scope is None else name_scope)
-            saved_counts = dict(state.counts)
             state.open(scope_name)
+            saved_counts = dict(state.counts)
             state.current = scope
             try:
                 yield scope

@@ -157,7 +157,7 @@ def linear_warmup(schedule_or_lr, warmup_steps, global_step, initial=0.0, name=N
     """A linear warm-up in front of a schedule (a TensorFlux addition; TF 1.x has none).
 
     schedule_or_lr: a number or scalar Tensor (a constant rate), or a callable step -> rate such
-    as `lambda step: tx.train.cosine_decay(0.1, step, 1000)`.
+    as `lambda step: tx.train.cosine_decay(0.1, step, 1000)`. warmup_steps: a Python int >= 0.
     Convention: for global_step < warmup_steps the rate is
         initial + (target - initial) * global_step / warmup_steps,
     target being the schedule's value at step 0; from global_step = warmup_steps on, it is the
@@ -166,7 +166,7 @@ def linear_warmup(schedule_or_lr, warmup_steps, global_step, initial=0.0, name=N
     itself. Returns a scalar Tensor of the schedule's dtype.
     """
     _check_step(global_step, "linear_warmup")
-    if warmup_steps < 0:
+    if not isinstance(warmup_steps, int) or warmup_steps < 0:
         raise ValueError("warmup_steps must be >= 0, got %r" % (warmup_steps,))
     with ops.name_scope(name, "LinearWarmup", [global_step]) as scope:
         step = ops.convert_to_tensor(global_step)
