@@ -16,22 +16,17 @@
 #include "tensorflux/cc/training/initializers.h"
 #include "tensorflux/cc/training/layers.h"
 #include "tensorflux/cc/training/variables.h"
+#include "training_test_util.h"
 
 namespace tensorflux {
 namespace {
 
 using training::Variable;
 
-std::vector<double> Doubles(const Tensor& t) {
-  std::vector<double> v;
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    v.push_back(t.dtype() == DT_DOUBLE ? t.data<double>()[i] : t.data<float>()[i]);
-  }
-  return v;
-}
+using test::Doubles;
 
 Status Init(const Scope& root, ClientSession* session) {
-  return session->Run({}, {}, {training::GlobalVariablesInitializer(root)}, nullptr);
+  return test::InitVariables(root, session);
 }
 
 // ---------------------------------------------------------------- variables
