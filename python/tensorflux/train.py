@@ -2,6 +2,7 @@
 learning-rate schedules and the Saver."""
 
 from tensorflux.training.learning_rate_decay import cosine_decay  # noqa: F401
+from tensorflux.training.learning_rate_decay import cosine_decay_restarts  # noqa: F401
 from tensorflux.training.learning_rate_decay import exponential_decay  # noqa: F401
 from tensorflux.training.learning_rate_decay import inverse_time_decay  # noqa: F401
 from tensorflux.training.learning_rate_decay import linear_warmup  # noqa: F401

@@ -98,6 +98,25 @@ def test_cosine_decay(alpha):
     check(lambda st: tx.train.cosine_decay(0.05, st, 100, alpha=alpha), ref, rtol=1e-5)
 
 
+@pytest.mark.parametrize("t_mul,m_mul", [(1.0, 1.0), (2.0, 0.5), (1.5, 0.9)])
+def test_cosine_decay_restarts(t_mul, m_mul):
+    first, alpha = 10.0, 0.1
+
+    def ref(s):
+        f = s / first
+        if t_mul == 1.0:
+            i = math.floor(f)
+            f -= i
+        else:
+            i = math.floor(math.log(1 - f * (1 - t_mul)) / math.log(t_mul))
+            f = (f - (1 - t_mul ** i) / (1 - t_mul)) / t_mul ** i
+        return 0.2 * ((1 - alpha) * 0.5 * m_mul ** i * (1 + math.cos(math.pi * f)) + alpha)
+    # Steps off the restart boundaries, where float32 rounding of the log may pick either side.
+    steps = [0, 1, 4, 9, 11, 17, 23, 29, 31, 44, 58, 71, 93, 151, 333]
+    check(lambda st: tx.train.cosine_decay_restarts(0.2, st, first, t_mul=t_mul, m_mul=m_mul,
+                                                    alpha=alpha), ref, rtol=2e-5, steps=steps)
+
+
 def test_linear_warmup_constant():
     def ref(s):
         return 0.01 + (0.1 - 0.01) * s / 10 if s < 10 else 0.1
@@ -133,6 +152,7 @@ def test_schedules_need_global_step(graph):
     for fn in (lambda: tx.train.exponential_decay(0.1, None, 10, 0.5),
                lambda: tx.train.polynomial_decay(0.1, None, 10),
                lambda: tx.train.cosine_decay(0.1, None, 10),
+               lambda: tx.train.cosine_decay_restarts(0.1, None, 10),
                lambda: tx.train.linear_warmup(0.1, 5, None)):
         with pytest.raises(ValueError, match="global_step is required"):
             fn()

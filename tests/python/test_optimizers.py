@@ -250,6 +250,26 @@ def test_gate_graph_gradients_wait_for_each_other(graph):
         opt.compute_gradients(loss, gate_gradients=5)
 
 
+def test_grad_loss_and_increment_ordering(graph):
+    w = tx.get_variable("w", initializer=tx.constant([1.0, -3.0]))
+    step = tx.train.create_global_step()
+    loss = tx.reduce_sum(tx.square(w))
+    # grad_loss seeds d(loss) with 0.25 instead of 1: the step is 0.1 * 0.25 * 2w.
+    train = tx.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step,
+                                                            grad_loss=tx.constant(0.25),
+                                                            name="sgd")
+    assert train.type == "AssignAddVariableOp" and train.name == "sgd"
+    update = [op for op in graph.get_operations() if op.type == "ResourceApplyGradientDescent"]
+    # The increment waits for the group of updates, which waits for every update.
+    group = train.control_inputs[0]
+    assert group.name == "sgd/update" and update[0] in group.control_inputs
+    with tx.Session() as sess:
+        sess.run(tx.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [1.0 - 0.05, -3.0 + 0.15], rtol=1e-6)
+        assert sess.run(step) == 1
+
+
 def test_no_variables(graph):
     with pytest.raises(ValueError, match="No variables to optimize"):
         tx.train.GradientDescentOptimizer(0.1).minimize(tx.constant(1.0))

@@ -13,6 +13,7 @@ follows the schedule as training advances the step. With p = global_step / decay
                           cycle: decay_steps *= ceil(step / decay_steps) (1 at step 0)
     cosine_decay          lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) /
                           decay_steps)) + alpha)
+    cosine_decay_restarts the same over periods growing by t_mul, peaks scaled by m_mul
     linear_warmup         a linear ramp in front of any of them (see its docstring)
 """
 
@@ -149,6 +150,36 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
         steps = math_ops.cast(ops.convert_to_tensor(decay_steps), dt)
         fraction = math_ops.truediv(math_ops.minimum(step, steps), steps)
         cosine = 0.5 * (1.0 + math_ops2.cos(math.pi * fraction))
+        alpha = math_ops.cast(ops.convert_to_tensor(alpha), dt)
+        return math_ops.multiply(lr, (1.0 - alpha) * cosine + alpha, name=scope)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                          alpha=0.0, name=None):
+    """Cosine decay with warm restarts (SGDR, Loshchilov & Hutter 2017; TF 1.x's definition).
+    Period i (from 0) lasts first_decay_steps * t_mul^i steps and peaks at
+    learning_rate * m_mul^i; inside a period at fraction f the rate is
+    learning_rate * ((1 - alpha) * 0.5 * m_mul^i * (1 + cos(pi * f)) + alpha).
+    t_mul: a Python number > 0 (1 gives equal periods)."""
+    _check_step(global_step, "cosine_decay_restarts")
+    if not isinstance(t_mul, (int, float)) or t_mul <= 0:
+        raise ValueError("t_mul must be a positive Python number, got %r" % (t_mul,))
+    with ops.name_scope(name, "SGDRDecay", [learning_rate, global_step]) as scope:
+        lr, step = _lr_and_step(learning_rate, global_step)
+        dt = lr.dtype
+        first = math_ops.cast(ops.convert_to_tensor(first_decay_steps), dt)
+        fraction = math_ops.truediv(step, first)
+        if t_mul == 1.0:
+            i_restart = _floor(fraction)
+            fraction = fraction - i_restart
+        else:
+            t = ops.convert_to_tensor(float(t_mul), dtype=dt)
+            i_restart = _floor(math_ops.log(1.0 - fraction * (1.0 - t)) / math.log(t_mul))
+            t_pow = math_ops2.pow(t, i_restart)
+            sum_r = (1.0 - t_pow) / (1.0 - t)
+            fraction = (fraction - sum_r) / t_pow
+        m_fac = math_ops2.pow(math_ops.cast(ops.convert_to_tensor(m_mul), dt), i_restart)
+        cosine = 0.5 * m_fac * (1.0 + math_ops2.cos(math.pi * fraction))
         alpha = math_ops.cast(ops.convert_to_tensor(alpha), dt)
         return math_ops.multiply(lr, (1.0 - alpha) * cosine + alpha, name=scope)
 
