@@ -162,6 +162,43 @@ def test_save_restore_gives_identical_outputs_and_standard_file(tmp_path):
             assert sess.run(variables[3].value()) == 7
 
 
+def test_resuming_adam_training_from_a_checkpoint_is_exact(tmp_path):
+    """Weights, Adam's slots and beta powers and the global step are all variables: training
+    resumed from a checkpoint continues exactly as the uninterrupted run."""
+    rng = np.random.RandomState(5)
+    xs, ys = rng.randn(16, 3).astype(np.float32), rng.randn(16, 1).astype(np.float32)
+
+    def run(steps_before, steps_after, restore_from=None, save_to=None):
+        with tx.Graph().as_default():
+            tx.set_random_seed(1)
+            x = tx.placeholder(tx.float32, [None, 3])
+            y = tx.placeholder(tx.float32, [None, 1])
+            w = tx.Variable(tx.random_normal([3, 1], seed=2), name="w")
+            loss = tx.reduce_mean(tx.square(tx.matmul(x, w) - y))
+            step = tx.train.get_or_create_global_step()
+            train = tx.train.AdamOptimizer(0.1).minimize(loss, global_step=step)
+            saver = tx.train.Saver()
+            with tx.Session() as sess:
+                sess.run(tx.global_variables_initializer())
+                if restore_from:
+                    saver.restore(sess, restore_from)
+                for _ in range(steps_before):
+                    sess.run(train, {x: xs, y: ys})
+                path = saver.save(sess, save_to, global_step=step) if save_to else None
+                for _ in range(steps_after):
+                    sess.run(train, {x: xs, y: ys})
+                return sess.run([w.value(), step.value()]), path
+
+    (w_straight, step_straight), _ = run(5, 0)
+    _, path = run(3, 0, save_to=str(tmp_path / "adam"))
+    assert path.endswith("adam-3.safetensors")
+    names = sorted(read_plain(path)[0])
+    assert "w" in names and "global_step" in names and len(names) >= 5  # + m, v, beta powers
+    (w_resumed, step_resumed), _ = run(0, 2, restore_from=path)
+    assert step_resumed == step_straight == 5
+    np.testing.assert_array_equal(w_resumed, w_straight)
+
+
 def test_var_list_dict_state_file_and_max_to_keep(tmp_path):
     prefix = str(tmp_path / "run")
     with tx.Graph().as_default():
