@@ -1,0 +1,86 @@
+// TFRecord files, TensorFlow's record framing (spec/tf-wire.md §2): each record is
+//   uint64 length (little-endian) | uint32 masked CRC-32C of the 8 length bytes |
+//   length data bytes | uint32 masked CRC-32C of the data.
+// The reader streams (memory is the stream buffer plus the largest record) and also reads
+// gzip-compressed files (TF's compression_type "GZIP"), detected from the gzip magic.
+//
+// Errors name the file and the offset of the record's first byte:
+//  - a header or payload cut short by the end of file, a length CRC or data CRC mismatch ->
+//    DATA_LOSS;
+//  - a clean end of file (no byte of a next record) -> OUT_OF_RANGE.
+// With Options::skip_corrupt, a record whose data CRC fails is skipped and counted
+// (corrupt_records()) and reading goes on with the next record; a bad length CRC or a truncated
+// record cannot be resynchronized, so it is counted and ends the file (OUT_OF_RANGE).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "tensorflux/core/status.h"
+#include "tensorflux/io/input_stream.h"
+
+namespace tensorflux {
+namespace io {
+
+class RecordReader {
+ public:
+  struct Options {
+    bool skip_corrupt = false;
+    // Records longer than this are DATA_LOSS (a corrupt length that passed its CRC by chance
+    // must not allocate terabytes).
+    uint64_t max_record_bytes = uint64_t{1} << 31;
+  };
+  static StatusOr<std::unique_ptr<RecordReader>> Open(const std::string& path,
+                                                      const Options& options);
+  static StatusOr<std::unique_ptr<RecordReader>> Open(const std::string& path) {
+    return Open(path, Options());
+  }
+
+  // Reads the next record's data into `*record`.
+  Status ReadRecord(std::string* record);
+
+  int64_t corrupt_records() const { return corrupt_; }
+  // Offset of the next record.
+  int64_t offset() const { return in_->offset(); }
+  const std::string& path() const { return in_->path(); }
+
+ private:
+  RecordReader() = default;
+  // Reads exactly n bytes; DATA_LOSS naming `what` and the record offset if the file ends first.
+  Status ReadFull(void* dst, size_t n, int64_t record_start, const char* what, bool* at_eof);
+
+  std::unique_ptr<InputStream> in_;
+  Options options_;
+  int64_t corrupt_ = 0;
+  bool done_ = false;
+};
+
+// Writes uncompressed TFRecord files.
+class RecordWriter {
+ public:
+  // Creates (truncates) `path`; PERMISSION_DENIED / NOT_FOUND style errors name the file.
+  static StatusOr<std::unique_ptr<RecordWriter>> Open(const std::string& path);
+  ~RecordWriter();
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  Status WriteRecord(std::string_view data);
+  Status Flush();
+  // Flushes and closes; later writes fail. Called by the destructor if not called before.
+  Status Close();
+
+ private:
+  RecordWriter(std::string path, std::FILE* f) : path_(std::move(path)), f_(f) {}
+  std::string path_;
+  std::FILE* f_;
+};
+
+// The 12-byte header and 4-byte footer of one record (exposed for tests and tools).
+std::string EncodeRecordHeader(uint64_t length);
+std::string EncodeRecordFooter(std::string_view data);
+
+}  // namespace io
+}  // namespace tensorflux
