@@ -80,26 +80,28 @@ CASES = [
 ]
 
 
-def _initial(slots, rng):
-    state = {"var": rng.uniform(-1, 1, SHAPE)}
+def _initial(slots, rng, shape):
+    state = {"var": rng.uniform(-1, 1, shape)}
     for s in slots:
         # Second moments must stay positive; mg must keep ms - mg^2 > 0.
-        state[s] = (rng.uniform(0.1, 0.5, SHAPE) if s in ("v", "ms", "accum")
-                    else rng.uniform(-0.1, 0.1, SHAPE))
+        state[s] = (rng.uniform(0.1, 0.5, shape) if s in ("v", "ms", "accum")
+                    else rng.uniform(-0.1, 0.1, shape))
     return state
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] + str(c[4]))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("resource", [True, False], ids=["resource", "ref"])
-def test_three_updates_match_numpy(graph, case, dtype, resource):
+# (70, 301): large enough for the kernel's sharded, vectorized loop, with a remainder.
+@pytest.mark.parametrize("shape", [SHAPE, (70, 301)], ids=["small", "sharded"])
+def test_three_updates_match_numpy(graph, case, dtype, resource, shape):
     name, slots, hyper, grad_name, attrs, ref_step = case
     rng = np.random.RandomState(7)
-    state = _initial(slots, rng)
-    grads = [rng.uniform(-1, 1, SHAPE) for _ in range(3)]
+    state = _initial(slots, rng, shape)
+    grads = [rng.uniform(-1, 1, shape) for _ in range(3)]
     tdt = tx.as_dtype(dtype)
     names = ["var"] + slots
-    g = tx.placeholder(tdt, SHAPE, name="g")
+    g = tx.placeholder(tdt, shape, name="g")
     b1p = tx.placeholder(tdt, [], name="beta1_power")
     b2p = tx.placeholder(tdt, [], name="beta2_power")
     args = {k: tx.constant(v, tdt) for k, v in hyper.items()}
@@ -113,7 +115,7 @@ def test_three_updates_match_numpy(graph, case, dtype, resource):
         update = getattr(raw, "ResourceApply" + name)(**args, **attrs)
         reads = {n: v.read_value() for n, v in variables.items()}
     else:
-        refs = {n: raw.VariableV2(shape=SHAPE, dtype=tdt, name=n) for n in names}
+        refs = {n: raw.VariableV2(shape=shape, dtype=tdt, name=n) for n in names}
         inits = [raw.Assign(ref=r, value=state[n].astype(dtype)) for n, r in refs.items()]
         args.update(refs)
         update = getattr(raw, "Apply" + name)(**args, **attrs)
