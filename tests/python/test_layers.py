@@ -191,6 +191,27 @@ def test_pooling_and_flatten(graph, size, stride, padding):
     assert mx.op.name.startswith("max_pooling2d/")
 
 
+def test_channels_first(graph):
+    x = RNG.standard_normal((2, 3, 6, 5))  # NCHW
+    w = RNG.standard_normal((3, 2, 3, 4))
+    nhwc = x.transpose(0, 2, 3, 1)
+    conv = tx.layers.conv2d(tx.constant(x), 4, (3, 2), padding="same",
+                            data_format="channels_first", use_bias=False,
+                            kernel_initializer=tx.constant_initializer(w))
+    mx = tx.layers.max_pooling2d(tx.constant(x), 2, 2, data_format="channels_first")
+    av = tx.layers.average_pooling2d(tx.constant(x), 2, 1, padding="same",
+                                     data_format="channels_first")
+    fl = tx.layers.flatten(tx.constant(x), data_format="channels_first")
+    got_conv, got_mx, got_av, got_fl = init_and_run([conv, mx, av, fl])
+    np.testing.assert_allclose(got_conv, np_conv2d(nhwc, w, (1, 1), "same", (1, 1))
+                               .transpose(0, 3, 1, 2), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_mx, np_pool(nhwc, (2, 2), (2, 2), "valid", np.max)
+                               .transpose(0, 3, 1, 2), rtol=1e-12)
+    np.testing.assert_allclose(got_av, np_pool(nhwc, (2, 2), (1, 1), "same", np.mean)
+                               .transpose(0, 3, 1, 2), rtol=1e-12)
+    np.testing.assert_array_equal(got_fl, nhwc.reshape(2, -1))  # channels-last order, as TF
+
+
 def test_flatten_unknown_batch(graph):
     x = tx.placeholder(tx.float32, [None, 2, 3])
     y = tx.layers.flatten(x)

@@ -7,11 +7,13 @@ Glorot uniform with fans kh*kw*C and kh*kw*filters), bias [filters] ("bias", zer
 'valid' or 'same' (any case), strides and dilation_rate an int or 2 ints (TF forbids strides > 1
 together with dilation > 1, and so does this layer).
 max_pooling2d / average_pooling2d: pool_size and strides an int or 2 ints, padding 'valid'
-(default) or 'same'.
+(default) or 'same'; channels_first inputs are transposed to NHWC around the (NHWC-only) pooling
+kernels.
 """
 
 from tensorflux.framework import ops
 from tensorflux.layers import base
+from tensorflux.ops import array_ops2
 from tensorflux.ops import conv_ops
 from tensorflux.ops import pool_bn_ops
 
@@ -94,11 +96,15 @@ class _Pooling2D(base.Layer):
         if inputs.shape.ndims is not None and inputs.shape.ndims != 4:
             raise ValueError("Input 0 of layer %s is incompatible with the layer: expected "
                              "ndim=4, found ndim=%d" % (self._base_name, inputs.shape.ndims))
-        ksize = base._window(self.pool_size, self.data_format)  # pylint: disable=protected-access
-        strides = base._window(self.strides, self.data_format)  # pylint: disable=protected-access
+        ksize = base._window(self.pool_size, "NHWC")  # pylint: disable=protected-access
+        strides = base._window(self.strides, "NHWC")  # pylint: disable=protected-access
         with ops.name_scope(self._name, self._base_name, [inputs]):
-            return type(self)._pool(inputs, ksize, strides, self.padding,  # pylint: disable=not-callable
-                                    data_format=self.data_format)
+            # The pooling kernels are NHWC only (as TF's CPU ones): channels_first inputs are
+            # transposed around them.
+            nchw = self.data_format == "NCHW"
+            x = array_ops2.transpose(inputs, [0, 2, 3, 1]) if nchw else inputs
+            y = type(self)._pool(x, ksize, strides, self.padding)  # pylint: disable=not-callable
+            return array_ops2.transpose(y, [0, 3, 1, 2]) if nchw else y
 
     apply = __call__
 
