@@ -3,7 +3,7 @@
     PYTHONPATH=build/python /usr/bin/python3 examples/fashion_mnist/mlp.py [--epochs N]
 
 Reads the IDX files of Debian's dataset-fashion-mnist package (/usr/share/datasets/fashion-mnist/
-*.gz, installed by `TENSORFLUX_SETUP_EXTRAS=1 scripts/setup`; another directory through
+*.gz, installed by scripts/setup; another directory through
 FASHION_MNIST_DIR) with gzip + numpy, scales pixels to [0, 1], trains with tx.layers.dense and
 tx.train.AdamOptimizer, and prints per-epoch loss and training speed (images/s over the steps
 after the first 20, as PyTorch's figure in docs/PERFORMANCE.md is measured). The last line is
@@ -46,7 +46,7 @@ def load(data_dir=DATA_DIR):
     if missing:
         sys.stderr.write(
             "Fashion-MNIST not found in %s (missing %s).\nInstall Debian's dataset-fashion-mnist "
-            "package (TENSORFLUX_SETUP_EXTRAS=1 scripts/setup does) or set FASHION_MNIST_DIR.\n"
+            "package (scripts/setup does) or set FASHION_MNIST_DIR.\n"
             % (data_dir, ", ".join(missing)))
         sys.exit(2)
     d = {k: read_idx(os.path.join(data_dir, n)) for k, n in FILES.items()}
