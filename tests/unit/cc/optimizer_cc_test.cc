@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tensorflux/cc/client_session.h"
@@ -126,6 +127,52 @@ TEST(CcOptimizerTest, RMSPropAndAdagrad) {
       (*w)[i] -= 0.1 * g[i] / std::sqrt(acc[i]);
     }
   });
+}
+
+TEST(CcOptimizerTest, SlotNamesMatchTf1AndPython) {
+  // Checkpoints written from C++ and from Python name optimizer state the same way.
+  Scope root = Scope::NewRootScope();
+  Variable a(root.WithOpName("a"), {1.0f, 2.0f});
+  Variable b(root.WithOpName("b"), Input::Initializer(Tensor::FromVector<double>({3.0}, {1})));
+  auto loss = ops::AddV2(root, ops::Sum(root, ops::Square(root, a.Read(root)), 0),
+                         ops::Cast(root, ops::Sum(root, b.Read(root), 0), DT_FLOAT));
+  training::AdamOptimizer adam(0.1);
+  Operation train;
+  ASSERT_TRUE(adam.Minimize(root, loss, {}, &train).ok()) << root.status();
+  std::vector<std::string> names;
+  for (const Variable& v : training::GlobalVariables(root)) names.push_back(v.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "beta1_power", "beta2_power", "a/Adam",
+                                             "a/Adam_1", "b/Adam", "b/Adam_1"}));
+  EXPECT_EQ(adam.GetSlot(a, "v").name(), "a/Adam_1");
+  // float32 and float64 variables in one optimizer: the beta powers are cast per variable.
+  ClientSession session(root);
+  ASSERT_TRUE(Init(root, &session).ok());
+  ASSERT_TRUE(session.Run({}, {}, {train}, nullptr).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run(std::vector<Output>{b.Read(root)}, &out).ok());
+  // First Adam step moves b by lr (m / sqrt(v) = 1 for one gradient): 3 - 0.1, up to the
+  // float32 rounding of the beta powers (they take the first variable's dtype, as in TF 1.x).
+  EXPECT_NEAR(out[0].data<double>()[0], 2.9, 1e-5);
+  EXPECT_NE(out[0].data<double>()[0], 3.0);
+
+  // The same optimizer object used for a second graph builds fresh state there.
+  Scope other = Scope::NewRootScope();
+  Variable c(other.WithOpName("c"), {1.0f});
+  auto loss2 = ops::Sum(other, ops::Square(other, c.Read(other)), 0);
+  Operation train2;
+  ASSERT_TRUE(adam.Minimize(other, loss2, {}, &train2).ok()) << other.status();
+  ClientSession session2(other);
+  ASSERT_TRUE(Init(other, &session2).ok());
+  EXPECT_TRUE(session2.Run({}, {}, {train2}, nullptr).ok());
+}
+
+TEST(CcOptimizerTest, AdagradRejectsNonPositiveAccumulator) {
+  Scope root = Scope::NewRootScope();
+  Variable a(root.WithOpName("a"), {1.0f});
+  training::AdagradOptimizer ada(0.1, 0.0);
+  Operation train;
+  Status s = ada.Minimize(root, ops::Sum(root, ops::Square(root, a.Read(root)), 0), {}, &train);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
 TEST(CcOptimizerTest, NoGradientIsAnError) {

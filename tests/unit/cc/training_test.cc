@@ -230,7 +230,8 @@ TEST(CcLayersTest, DropoutScalesAndPassesThrough) {
 }
 
 TEST(CcLayersTest, BatchNormMovingStatistics) {
-  // x: 4 rows of 2 channels; batch mean [2.5, 25], unbiased variance [5/3, 500/3].
+  // x: 4 rows of 2 channels; batch mean [2.5, 25], biased variance [1.25, 125] (a 2-D input
+  // takes TF's non-fused rule: the moving variance tracks the biased batch variance).
   Scope root = Scope::NewRootScope();
   auto x = ops::Const(root, {{1.0f, 10.0f}, {2.0f, 20.0f}, {3.0f, 30.0f}, {4.0f, 40.0f}});
   training::BatchNormOptions o;
@@ -255,8 +256,19 @@ TEST(CcLayersTest, BatchNormMovingStatistics) {
   const auto mm = Doubles(out[0]), mv = Doubles(out[1]);
   EXPECT_NEAR(mm[0], 2.5 * 0.75, 1e-5);
   EXPECT_NEAR(mm[1], 25 * 0.75, 1e-4);
-  EXPECT_NEAR(mv[0], 0.25 + (5.0 / 3) * 0.75, 1e-4);
-  EXPECT_NEAR(mv[1], 0.25 + (500.0 / 3) * 0.75, 1e-3);
+  EXPECT_NEAR(mv[0], 0.25 + 1.25 * 0.75, 1e-4);
+  EXPECT_NEAR(mv[1], 0.25 + 125 * 0.75, 1e-3);
+
+  // Without scale and center there is no gamma or beta.
+  Scope bare = Scope::NewRootScope();
+  training::BatchNormOptions no_affine;
+  no_affine.scale = false;
+  no_affine.center = false;
+  training::BatchNormalization(bare, ops::Const(bare, {{1.0f}, {2.0f}}), true, no_affine);
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  const auto bare_vars = training::GlobalVariables(bare);
+  ASSERT_EQ(bare_vars.size(), 2u);
+  EXPECT_EQ(bare_vars[0].name(), "batch_normalization/moving_mean");
 }
 
 TEST(CcLayersTest, RegularizationLossesAndBadInputs) {

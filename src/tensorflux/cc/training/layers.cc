@@ -191,15 +191,16 @@ Output BatchNormalization(const Scope& scope, const Output& inputs, bool trainin
     vo.trainable = trainable;
     return GetVariable(s, name, TensorShape({c}), vo);
   };
-  auto gamma = var("gamma", Ones(), o.trainable && o.scale);
-  auto beta = var("beta", Zeros(), o.trainable && o.center);
+  // gamma / beta exist only when scale / center ask for them (as TF's layer).
+  StatusOr<Variable> gamma = Variable(), beta = Variable();
+  if (o.scale) gamma = var("gamma", Ones(), o.trainable);
+  if (o.center) beta = var("beta", Zeros(), o.trainable);
   auto moving_mean = var("moving_mean", Zeros(), false);
   auto moving_var = var("moving_variance", Ones(), false);
   if (!gamma.ok() || !beta.ok() || !moving_mean.ok() || !moving_var.ok()) return Output();
-  Output scale = o.scale ? gamma->Read(s) : ops::Const(s, 1.0, dt);
-  Output offset = o.center ? beta->Read(s) : ops::Const(s, 0.0, dt);
-  if (!o.scale) scale = ops::Fill(s, ops::Const(s, {c}), scale);
-  if (!o.center) offset = ops::Fill(s, ops::Const(s, {c}), offset);
+  Output scale = o.scale ? gamma->Read(s) : ops::Fill(s, ops::Const(s, {c}), ops::Const(s, 1.0, dt));
+  Output offset =
+      o.center ? beta->Read(s) : ops::Fill(s, ops::Const(s, {c}), ops::Const(s, 0.0, dt));
   const bool flat = shape.unknown_rank() || shape.dims() == 2;
   Output x4 = flat ? Output(ops::Reshape(s, inputs, ops::Const(s, {int64_t{-1}, int64_t{1},
                                                                    int64_t{1}, c})))
@@ -219,7 +220,16 @@ Output BatchNormalization(const Scope& scope, const Output& inputs, bool trainin
       s.AddToCollection(kUpdateOps, v.AssignSub(s.WithOpName(name), delta));
     };
     update(*moving_mean, bn.batch_mean, "update_moving_mean");
-    update(*moving_var, bn.batch_variance, "update_moving_variance");
+    // The fused op's batch_variance is Bessel-corrected (TF's fused path, used for 4-D inputs);
+    // for 2-D inputs TF's layer takes the non-fused path, whose moving variance tracks the biased
+    // batch variance: scale by (n - 1) / n.
+    Output batch_variance = bn.batch_variance;
+    if (flat) {
+      Output n = ops::Cast(s, ops::Slice(s, ops::Shape(s, inputs), {0}, {1}), dt);
+      batch_variance = ops::Mul(s, batch_variance,
+                                ops::RealDiv(s, ops::Sub(s, n, ops::Const(s, 1.0, dt)), n));
+    }
+    update(*moving_var, batch_variance, "update_moving_variance");
   }
   return y;
 }

@@ -87,7 +87,9 @@ struct BatchNormOptions {
 // through FusedBatchNormV3. When `training` is true: normalizes with the batch's statistics and
 // moving_mean/moving_variance move toward them by (1 - momentum) per step -- the assignments
 // are added to the scope's "update_ops" collection and run only when the train op depends on
-// them (TF 1.x's UPDATE_OPS rule); when false: normalizes with the moving statistics. `training`
+// them (TF 1.x's UPDATE_OPS rule); the moving variance tracks the Bessel-corrected batch variance
+// for 4-D inputs (TF's fused path) and the biased one for 2-D inputs (TF's non-fused path), as the
+// Python layer does. When false: normalizes with the moving statistics. `training`
 // is a C++ bool here (two graph branches would need control flow).
 Output BatchNormalization(const Scope& scope, const Output& inputs, bool training,
                           const BatchNormOptions& o = {});

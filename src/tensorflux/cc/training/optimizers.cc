@@ -34,13 +34,14 @@ Variable Optimizer::Slot(const Scope& scope, const Variable& var, const std::str
                                                "; slots need a fully defined shape"));
     return Variable();
   }
-  const TensorShape shape = *known;
-  // Slots live beside their variable, outside any control dependencies of the update scope.
-  const Scope slot_scope = scope.NewSubScopeExact(var.name()).WithNoControlDependencies();
-  const Scope named = slot_scope.WithOpName(name_ + "/" + slot);
-  Output init = Constant(initial_value)(
-      slot_scope.NewSubScope(name_ + "/" + slot + "/Initializer"), shape, var.dtype());
-  Variable v(named, init, VariableOptions{/*trainable=*/false, true});
+  // Slots live beside their variable, outside any control dependencies of the update scope,
+  // named as TF 1.x names them: "<var>/<optimizer>", then "<var>/<optimizer>_1", ... in creation
+  // order (Adam's m and v are "w/Adam" and "w/Adam_1"), so checkpoints match the Python API's.
+  const Scope beside = scope.NewSubScopeExact(var.name()).WithNoControlDependencies();
+  const std::string name = beside.GetUniqueNameForOp(name_);
+  Output init = Constant(initial_value)(beside.NewSubScopeExact(name + "/Initializer"), *known,
+                                        var.dtype());
+  Variable v(beside.WithExactName(name), init, VariableOptions{/*trainable=*/false, true});
   slots_[key] = v;
   return v;
 }
@@ -68,6 +69,11 @@ Status Optimizer::ComputeGradients(const Scope& scope, const Output& loss,
 Status Optimizer::ApplyGradients(const Scope& scope, const std::vector<GradAndVar>& grads_and_vars,
                                  const Variable* global_step, Operation* train_op) {
   TX_RETURN_IF_ERROR(scope.status());
+  if (graph_ != scope.graph()) {  // an optimizer reused for another graph starts afresh
+    graph_ = scope.graph();
+    slots_.clear();
+    ResetState();
+  }
   bool any = false;
   for (const auto& [g, v] : grads_and_vars) any = any || g.node() != nullptr;
   if (!any) {
@@ -75,13 +81,13 @@ Status Optimizer::ApplyGradients(const Scope& scope, const std::vector<GradAndVa
     for (const auto& gv : grads_and_vars) names += (names.empty() ? "" : ", ") + gv.second.name();
     return errors::InvalidArgument("No gradients provided for any variable: [", names, "]");
   }
-  const Scope opt = scope.NewSubScope(name_);
   for (const auto& [g, v] : grads_and_vars) {
     if (g.node() != nullptr) {
-      Prepare(opt, v.dtype());
+      Prepare(scope, v.dtype());
       break;
     }
   }
+  const Scope opt = scope.NewSubScope(name_);
   std::vector<Operation> updates;
   for (const auto& [g, v] : grads_and_vars) {
     if (g.node() == nullptr) continue;
@@ -134,6 +140,7 @@ Operation MomentumOptimizer::ApplyDense(const Scope& s, const Output& grad, cons
 
 void AdamOptimizer::Prepare(const Scope& scope, DataType dtype) {
   if (beta1_power_.valid()) return;
+  // TF 1.x's non-slot variables "beta1_power" / "beta2_power", in the first variable's dtype.
   const Scope s = scope.WithNoControlDependencies();
   beta1_power_ = Variable(s.WithOpName("beta1_power"), Scalar(s, beta1_, dtype),
                           VariableOptions{false, true});
@@ -145,8 +152,12 @@ Operation AdamOptimizer::ApplyDense(const Scope& s, const Output& grad, const Va
   Variable m = Slot(s, var, "m");
   Variable v = Slot(s, var, "v");
   const DataType dt = var.dtype();
-  return ops::ResourceApplyAdam(s, var.handle(), m.handle(), v.handle(), beta1_power_.Read(s),
-                                beta2_power_.Read(s), LearningRate(s, dt), Scalar(s, beta1_, dt),
+  auto power = [&](const Variable& p) -> Output {
+    Output value = p.Read(s);
+    return p.dtype() == dt ? value : Output(ops::Cast(s, value, dt));
+  };
+  return ops::ResourceApplyAdam(s, var.handle(), m.handle(), v.handle(), power(beta1_power_),
+                                power(beta2_power_), LearningRate(s, dt), Scalar(s, beta1_, dt),
                                 Scalar(s, beta2_, dt), Scalar(s, epsilon_, dt), grad)
       .operation;
 }
@@ -191,6 +202,11 @@ Operation RMSPropOptimizer::ApplyDense(const Scope& s, const Output& grad, const
 }
 
 Operation AdagradOptimizer::ApplyDense(const Scope& s, const Output& grad, const Variable& var) {
+  if (!(initial_ > 0)) {
+    s.UpdateStatus(errors::InvalidArgument(
+        "AdagradOptimizer: initial_accumulator_value must be positive, got ", initial_));
+    return Operation();
+  }
   Variable accum = Slot(s, var, "accumulator", initial_);
   return ops::ResourceApplyAdagrad(s, var.handle(), accum.handle(), LearningRate(s, var.dtype()),
                                    grad)

@@ -8,8 +8,9 @@
 //   ... session.Run({}, {}, {training::GlobalVariablesInitializer(root)}, nullptr);  // after!
 //   ... session.Run(feeds, {loss}, {train}, &out);
 //
-// Slot variables (Adam's m and v, momentum accumulators ...) are non-trainable variables named
-// "<var>/<optimizer name>/<slot>" created by the first ApplyGradients/Minimize, so call
+// Slot variables (Adam's m and v, momentum accumulators ...) are non-trainable variables named as
+// TF 1.x and the Python API name them ("<var>/Adam", "<var>/Adam_1"; Adam's non-slot
+// "beta1_power", "beta2_power"), created by the first ApplyGradients/Minimize, so call
 // GlobalVariablesInitializer after building the train op, as in TF. Updates follow the TF ops'
 // formulas (kernels/cpu optimizer kernels; TF's training_ops.cc semantics).
 #pragma once
@@ -74,8 +75,11 @@ class Optimizer {
   // Runs once per ApplyGradients after the updates (Adam advances beta powers); returns the op
   // the train op depends on. Default: NoOp depending on `updates`.
   virtual Operation Finish(const Scope& scope, const std::vector<Operation>& updates);
-  // Creates non-slot state once per optimizer (Adam's beta powers), before any ApplyDense.
+  // Creates non-slot state once per graph (Adam's beta powers), before any ApplyDense; `dtype`
+  // is the first updated variable's.
   virtual void Prepare(const Scope& scope, DataType dtype) {}
+  // Forgets non-slot state when the optimizer is used for another graph.
+  virtual void ResetState() {}
 
   // A zero-initialized (or `initial_value`-filled) slot of `var`'s shape and dtype.
   Variable Slot(const Scope& scope, const Variable& var, const std::string& slot,
@@ -90,6 +94,7 @@ class Optimizer {
   double lr_value_ = 0.0;
   Output lr_tensor_;
   std::map<std::pair<std::string, std::string>, Variable> slots_;
+  const Graph* graph_ = nullptr;  // the graph slots_ belong to
 };
 
 // var -= lr * grad (ResourceApplyGradientDescent).
@@ -136,6 +141,10 @@ class AdamOptimizer : public Optimizer {
   AdamOptimizer(std::string name, Output lr, double beta1, double beta2, double epsilon)
       : Optimizer(std::move(name), lr), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {}
   void Prepare(const Scope& scope, DataType dtype) override;
+  void ResetState() override {
+    beta1_power_ = Variable();
+    beta2_power_ = Variable();
+  }
   Operation ApplyDense(const Scope& scope, const Output& grad, const Variable& var) override;
   Operation Finish(const Scope& scope, const std::vector<Operation>& updates) override;
 
@@ -176,8 +185,8 @@ class RMSPropOptimizer : public Optimizer {
   double decay_, momentum_, epsilon_;
 };
 
-// accum += g^2 (starting at initial_accumulator_value); var -= lr g / sqrt(accum)
-// (ResourceApplyAdagrad).
+// accum += g^2 (starting at initial_accumulator_value, which must be > 0: INVALID_ARGUMENT
+// otherwise); var -= lr g / sqrt(accum) (ResourceApplyAdagrad).
 class AdagradOptimizer : public Optimizer {
  public:
   explicit AdagradOptimizer(double lr, double initial_accumulator_value = 0.1)
