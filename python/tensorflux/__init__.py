@@ -30,6 +30,7 @@ from tensorflux.framework.ops import (
 from tensorflux.framework.graph import GRAPH_DEF_VERSION, Graph
 from tensorflux.framework.tensor_util import MakeNdarray, make_ndarray, make_tensor_proto
 from tensorflux.framework.constant_op import constant
+from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tensorflux.framework.importer import import_graph_def
 from tensorflux.ops.array_ops import (
     fill, identity, identity_n, ones, ones_like, placeholder, placeholder_with_default, rank,
@@ -71,6 +72,7 @@ from tensorflux.client.session import (
 from tensorflux import contrib
 from tensorflux import debugging
 from tensorflux import initializers
+from tensorflux import io
 from tensorflux import keras
 from tensorflux import layers
 from tensorflux import losses

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_pywrap_tensorflux, m) {
   tensorflux::python::RegisterSession(m);
   tensorflux::python::RegisterGradients(m);
   tensorflux::python::RegisterCheckpointFunctions(m);
+  tensorflux::python::RegisterIoFunctions(m);
 }

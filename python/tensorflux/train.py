@@ -22,3 +22,7 @@ from tensorflux.training.training_util import get_or_create_global_step  # noqa:
 from tensorflux.training.saver import Saver  # noqa: F401
 from tensorflux.training.saver import get_checkpoint_state  # noqa: F401
 from tensorflux.training.saver import latest_checkpoint  # noqa: F401
+# tf.train.Example and its parts (TF's protos, byte-compatible).
+from tensorflux.example_pb2 import Example, SequenceExample  # noqa: F401,E402
+from tensorflux.feature_pb2 import (  # noqa: F401,E402
+    BytesList, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List)

@@ -110,7 +110,9 @@ class _FetchMapper:
                 return dict(built)
         built = [self._build(x, values) for x in items]
         if issubclass(kind, tuple) and hasattr(kind, "_fields"):
-            return kind(*built)
+            # A namedtuple may name the type of its fetched value (SparseTensor ->
+            # SparseTensorValue).
+            return getattr(kind, "_fetched_type", kind)(*built)
         return kind(built)
 
 

@@ -1,7 +1,7 @@
-// ParseExample's registration (TF's signature, so that graphs holding it, such as TF Serving's
-// SavedModels that feed the parsed tensor directly, import and run). Its CPU kernel, parsing
-// tf.train.Example protos, belongs to the input pipeline (issue 5) and is not registered yet:
-// running the node is NOT_FOUND ("No registered 'ParseExample' OpKernel").
+// ParseExample and ParseSingleExample (TF's signatures, so that graphs holding them, such as TF
+// Serving's SavedModels that feed serialized Examples, import and run). CPU kernels:
+// kernels/cpu/example_parsing_ops.cc over io/example_parser.h.
+#include <string>
 #include <vector>
 
 #include "tensorflux/framework/op.h"
@@ -39,6 +39,30 @@ Status ParseExampleShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// serialized []; per sparse key: indices [?, 1], values [?], dense_shape [1]; dense i: dense_shapes[i].
+Status ParseSingleExampleShape(InferenceContext* c) {
+  int64_t num_sparse = 0;
+  std::vector<std::string> sparse_keys, dense_keys;
+  std::vector<PartialTensorShape> dense_shapes;
+  TX_RETURN_IF_ERROR(c->GetAttr("num_sparse", &num_sparse));
+  TX_RETURN_IF_ERROR(c->GetAttr("sparse_keys", &sparse_keys));
+  TX_RETURN_IF_ERROR(c->GetAttr("dense_keys", &dense_keys));
+  TX_RETURN_IF_ERROR(c->GetAttr("dense_shapes", &dense_shapes));
+  if (static_cast<int64_t>(sparse_keys.size()) != num_sparse)
+    return c->Error("ParseSingleExample '", c->node_def().name(), "': ", sparse_keys.size(),
+                    " sparse_keys for num_sparse = ", num_sparse);
+  if (dense_keys.size() != dense_shapes.size())
+    return c->Error("ParseSingleExample '", c->node_def().name(), "': ", dense_keys.size(),
+                    " dense_keys for ", dense_shapes.size(), " dense_shapes");
+  TX_RETURN_IF_ERROR(c->WithRank(0, 0));
+  int out = 0;
+  for (int64_t i = 0; i < num_sparse; ++i) c->set_output(out++, PartialTensorShape({-1, 1}));
+  for (int64_t i = 0; i < num_sparse; ++i) c->set_output(out++, PartialTensorShape({-1}));
+  for (int64_t i = 0; i < num_sparse; ++i) c->set_output(out++, PartialTensorShape({1}));
+  for (const PartialTensorShape& s : dense_shapes) c->set_output(out++, s);
+  return OkStatus();
+}
+
 }  // namespace
 
 REGISTER_OP("ParseExample")
@@ -58,6 +82,23 @@ REGISTER_OP("ParseExample")
     .Attr("dense_shapes: list(shape) >= 0")
     .SetShapeFn(ParseExampleShape)
     .Doc("Parses a batch of serialized tf.train.Example protos into sparse and dense tensors "
-         "(TF's signature; no CPU kernel yet, see the file comment).");
+         "(TF's signature).");
+
+REGISTER_OP("ParseSingleExample")
+    .Input("serialized: string")
+    .Input("dense_defaults: Tdense")
+    .Output("sparse_indices: num_sparse * int64")
+    .Output("sparse_values: sparse_types")
+    .Output("sparse_shapes: num_sparse * int64")
+    .Output("dense_values: Tdense")
+    .Attr("num_sparse: int >= 0")
+    .Attr("sparse_keys: list(string) >= 0")
+    .Attr("dense_keys: list(string) >= 0")
+    .Attr("sparse_types: list({float,int64,string}) >= 0")
+    .Attr("Tdense: list({float,int64,string}) >= 0")
+    .Attr("dense_shapes: list(shape) >= 0")
+    .SetShapeFn(ParseSingleExampleShape)
+    .Doc("Parses one serialized tf.train.Example proto into sparse and dense tensors (TF's "
+         "signature; keys are attrs, outputs have no batch dimension).");
 
 }  // namespace tensorflux
