@@ -20,7 +20,7 @@ from tensorflux import example_pb2
 from tensorflux import feature_pb2
 from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
 from tensorflux.ops.parsing_ops import (  # noqa: F401
-    FixedLenFeature, VarLenFeature, parse_example, parse_single_example)
+    FixedLenFeature, VarLenFeature, decode_csv, parse_example, parse_single_example)
 
 
 class TFRecordWriter:

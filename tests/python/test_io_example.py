@@ -172,3 +172,27 @@ def test_serving_half_plus_two_parses_examples():
         y, y3 = sess.run(["y:0", "y3:0"], {"tf_example:0": np.array(recs, object)})
     np.testing.assert_array_equal(y, [[2.5], [4.5]])
     np.testing.assert_array_equal(y3, [[5.0], [3.0]])
+
+
+def test_decode_csv():
+    rows = [b"1.5,2,abc", b",7,\"q,r\"", b"3,4,"]
+    with tx.Graph().as_default():
+        records = tx.placeholder(tx.string, [None])
+        cols = tx.io.decode_csv(records, [[0.25], tx.constant([], tx.int32), ["none"]])
+        assert [c.dtype for c in cols] == [tx.float32, tx.int32, tx.string]
+        with tx.Session() as sess:
+            a, b, c = sess.run(cols, {records: np.array(rows, object)})
+            np.testing.assert_array_equal(a, [1.5, 0.25, 3.0])
+            np.testing.assert_array_equal(b, [2, 7, 4])
+            assert list(c) == [b"abc", b"q,r", b"none"]
+            with pytest.raises(tx.errors.InvalidArgumentError, match="record 1"):
+                sess.run(cols, {records: np.array([b"1,2,x", b"1,,x"], object)})
+            with pytest.raises(tx.errors.InvalidArgumentError, match="not a valid float"):
+                sess.run(cols, {records: np.array([b"z,2,x"], object)})
+
+
+def test_empty_list_constant_of_integer_type():
+    # tx.constant([], tx.int32): numpy reads [] as float64; an empty list has no float to reject.
+    with tx.Graph().as_default(), tx.Session() as sess:
+        v = sess.run(tx.constant([], tx.int32))
+    assert v.dtype == np.int32 and v.shape == (0,)

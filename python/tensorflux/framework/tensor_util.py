@@ -88,7 +88,7 @@ def _python_to_numpy(values, dtype):
         return np.array([_as_bytes(v) for v in arr.flat], dtype=object).reshape(arr.shape)
     if arr.dtype.kind in "OSU" and arr.size:
         raise TypeError("Expected %s, got %r of type 'str' instead." % (dtype.name, values))
-    if (dtype.is_integer or dtype.is_bool) and arr.dtype.kind == "f":
+    if (dtype.is_integer or dtype.is_bool) and arr.dtype.kind == "f" and arr.size:
         bad = next(v for v in _flat_python(values) if isinstance(v, float))
         raise TypeError("Expected %s, got %r of type 'float' instead." % (dtype.name, bad))
     if dtype.is_bool and arr.dtype.kind in "iu":

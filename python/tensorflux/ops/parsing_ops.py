@@ -13,6 +13,7 @@ import collections
 import numpy as np
 
 from tensorflux.framework import dtypes
+from tensorflux.framework import ops
 from tensorflux.framework import tensor_shape
 from tensorflux.framework.constant_op import constant
 from tensorflux.framework.op_def_library import apply_op
@@ -118,3 +119,24 @@ def parse_single_example(serialized, features, name=None, example_names=None):
         Tdense=[dt for _, _, dt in dense],
         dense_shapes=[s for _, s in defaults])
     return _result(sparse, dense, [_as_list(o) for o in outputs])
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
+               na_value="", select_cols=None):
+    """Converts CSV records (a string tensor) to a list of tensors, one per column, each of the
+    records' shape (tf.io.decode_csv). record_defaults[i] gives column i's type and the value of
+    an empty field: a one-element list / tensor, or an empty tensor of the type for a required
+    column. Bad rows raise InvalidArgumentError naming the record at run time."""
+    defaults = []
+    for i, d in enumerate(record_defaults):
+        if not isinstance(d, ops.Tensor):
+            d = constant(d) if len(np.asarray(d, dtype=object).ravel()) else None
+        if d is None:
+            raise ValueError("record_defaults[%d] is empty: pass an empty tensor of the column's "
+                             "type (e.g. tx.constant([], tx.float32)) for a required column" % i)
+        defaults.append(d)
+    out = apply_op("DecodeCSV", name=name or "DecodeCSV", records=records,
+                   record_defaults=defaults, field_delim=field_delim,
+                   use_quote_delim=use_quote_delim, na_value=na_value,
+                   select_cols=list(select_cols or []))
+    return _as_list(out)

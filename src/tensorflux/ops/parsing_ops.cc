@@ -1,4 +1,4 @@
-// ParseExample and ParseSingleExample (TF's signatures, so that graphs holding them, such as TF
+// ParseExample, ParseSingleExample and DecodeCSV (TF's signatures, so that graphs holding them, such as TF
 // Serving's SavedModels that feed serialized Examples, import and run). CPU kernels:
 // kernels/cpu/example_parsing_ops.cc over io/example_parser.h.
 #include <string>
@@ -39,6 +39,18 @@ Status ParseExampleShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// Every output has the records' shape; each default is a scalar, a [1] vector or empty.
+Status DecodeCSVShape(InferenceContext* c) {
+  for (int i = 1; i < c->num_inputs(); ++i) {
+    const PartialTensorShape& d = c->input(i);
+    if (!d.unknown_rank() && (d.dims() > 1 || (d.dims() == 1 && d.dim_size(0) > 1)))
+      return c->Error("DecodeCSV '", c->node_def().name(), "': record_defaults[", i - 1,
+                      "] must have at most one element, got shape ", d.DebugString());
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, c->input(0));
+  return OkStatus();
+}
+
 // serialized []; per sparse key: indices [?, 1], values [?], dense_shape [1]; dense i: dense_shapes[i].
 Status ParseSingleExampleShape(InferenceContext* c) {
   int64_t num_sparse = 0;
@@ -64,6 +76,19 @@ Status ParseSingleExampleShape(InferenceContext* c) {
 }
 
 }  // namespace
+
+REGISTER_OP("DecodeCSV")
+    .Input("records: string")
+    .Input("record_defaults: OUT_TYPE")
+    .Output("output: OUT_TYPE")
+    .Attr("OUT_TYPE: list({float,double,int32,int64,string})")
+    .Attr("field_delim: string = ','")
+    .Attr("use_quote_delim: bool = true")
+    .Attr("na_value: string = ''")
+    .Attr("select_cols: list(int) = []")
+    .SetShapeFn(DecodeCSVShape)
+    .Doc("Converts CSV records to one tensor per column (TF's DecodeCSV): record_defaults give "
+         "each column's type and the value of an empty field (an empty default: required).");
 
 REGISTER_OP("ParseExample")
     .Input("serialized: string")
