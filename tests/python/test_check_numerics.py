@@ -59,3 +59,15 @@ def test_session_option_names_the_first_bad_node(graph):
     with tx.Session() as sess:
         out = sess.run(b, {x: [0.0, 1.0, 2.0]})
         assert np.isneginf(out[0])
+
+
+def test_session_option_checks_variables_updated_in_place(graph):
+    # An optimizer step writes no float output: the variable it updated is checked instead.
+    w = tx.Variable([1.0, 2.0], name="w")
+    step = tx.train.GradientDescentOptimizer(3e38).minimize(tx.reduce_sum(w * w))
+    with tx.Session(config=tx.ConfigProto(check_numerics=True)) as sess:
+        sess.run(w.initializer)
+        with pytest.raises(tx.errors.InvalidArgumentError) as e:
+            sess.run(step)  # w - 3e38 * 2w overflows float32
+        assert ("(op ResourceApplyGradientDescent): updated variable w (input 0) has Inf values"
+                in e.value.message)

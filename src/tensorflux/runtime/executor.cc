@@ -26,6 +26,7 @@
 #endif
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/match.h"
 #include "absl/time/clock.h"
 #include "tensorflux/framework/numerics.h"
 #include "tensorflux/framework/op_kernel.h"
@@ -55,6 +56,19 @@ uint32_t CurrentThreadTag() {
 
 std::mutex g_step_stats_mu;
 
+// The op families that update their ref or resource inputs in place (Assign*,
+// Apply*/ResourceApply*, SparseApply*, Scatter*; TF marks only the resource ones stateful):
+// under check_numerics the executor checks those variables after them, since they output no
+// float value to check.
+bool WritesVariables(const Node& node) {
+  const std::string& op = node.type_string();
+  for (const char* prefix : {"Assign", "Apply", "ResourceApply", "SparseApply",
+                             "ResourceSparseApply", "Scatter", "ResourceScatter"}) {
+    if (absl::StartsWith(op, prefix)) return true;
+  }
+  return false;
+}
+
 struct OutEdge {
   int src_output;
   int dst;   // item index
@@ -71,6 +85,8 @@ struct NodeItem {
   int out_start = 0, out_end = 0;    // in ExecutorImpl::out_edges_
   int ctrl_start = 0, ctrl_end = 0;  // in ExecutorImpl::control_out_
   int deref_start = 0, deref_end = 0;  // in ExecutorImpl::deref_inputs_
+  // check_numerics only: the variable inputs an update op writes, in ExecutorImpl::var_inputs_.
+  int var_start = 0, var_end = 0;
   bool expensive = true;
   bool async = false;
   bool check_numerics = false;  // ExecutorParams::check_numerics, except for feeds (_Arg)
@@ -130,6 +146,9 @@ class Step {
   void AsyncDone(AsyncState* as);
   bool NodeDone(const ReadyList& ready, ReadyQueue* q);
   void ClearInputs(const NodeItem& item);
+  // check_numerics: INVALID_ARGUMENT naming the node and variable when a variable the node
+  // updated now holds a NaN or Inf (update ops have no float output to check).
+  Status CheckUpdatedVariables(const NodeItem& item);
   void Abort(const Status& s);
   void Finish();
   NodeExecStats* StartStats(const NodeItem& item);
@@ -183,6 +202,7 @@ class ExecutorImpl : public Executor {
   // Inputs (indices into the node's inputs) fed by a ref edge into a non-ref input: the
   // executor reads the variable's value there when the node starts (framework/resource_var.h).
   std::vector<int> deref_inputs_;
+  std::vector<int> var_inputs_;  // NodeItem::var_start/var_end
   std::vector<int> initial_pending_;
   std::vector<int> roots_;
   int total_inputs_ = 0;
@@ -268,6 +288,14 @@ Status ExecutorImpl::Initialize() {
       }
     }
     it.deref_end = static_cast<int>(deref_inputs_.size());
+    it.var_start = static_cast<int>(var_inputs_.size());
+    if (it.check_numerics && WritesVariables(*node)) {
+      for (int j = 0; j < it.num_inputs; ++j) {
+        const DataType t = k->input_type(j);
+        if (IsRefType(t) || t == DT_RESOURCE) var_inputs_.push_back(j);
+      }
+    }
+    it.var_end = static_cast<int>(var_inputs_.size());
   }
   // Out-edges, grouped by output so the last consumer of each output is known.
   for (int i = 0; i < n; ++i) {
@@ -508,17 +536,44 @@ Status Step::DerefInputs(const NodeItem& item) {
   return OkStatus();
 }
 
+Status Step::CheckUpdatedVariables(const NodeItem& item) {
+  const Tensor* in = &inputs_[item.input_start];
+  for (int v = item.var_start; v < item.var_end; ++v) {
+    const Tensor& handle = in[impl_->var_inputs_[v]];
+    Tensor value;
+    Status s = ReadRefInput(impl_->params_.device, handle, &value);
+    if (!s.ok()) return errors::AttachNodeContext(s, item.node->name(), item.node->type_string());
+    const NonFinite f = FindNonFinite(value);
+    if (f.any()) {
+      const Node* node = item.node;
+      return errors::InvalidArgument("{{node ", node->name(), "}} (op ", node->type_string(),
+                                     "): updated variable ", handle.data<ResourceHandle>()->name,
+                                     " (input ", impl_->var_inputs_[v], ") has ",
+                                     NonFiniteName(f), " values (ConfigProto.check_numerics)");
+    }
+  }
+  return OkStatus();
+}
+
 void Step::ClearInputs(const NodeItem& item) {
   Tensor* in = &inputs_[item.input_start];
   for (int i = 0; i < item.num_inputs; ++i) in[i] = Tensor();
 }
 
 Status Step::PostCompute(const NodeItem& item, OpKernelContext* ctx, ReadyList* ready) {
-  ClearInputs(item);
   const Node* node = item.node;
   if (!ctx->status().ok()) {
+    ClearInputs(item);
     return errors::AttachNodeContext(ctx->status(), node->name(), node->type_string());
   }
+  if (item.var_end > item.var_start) {
+    Status s = CheckUpdatedVariables(item);
+    if (!s.ok()) {
+      ClearInputs(item);
+      return s;
+    }
+  }
+  ClearInputs(item);
   auto& outs = ctx->outputs();
   if (static_cast<int>(outs.size()) < item.num_outputs) {
     return errors::Internal("{{node ", node->name(), "}} (op ", node->type_string(),

@@ -28,7 +28,10 @@ struct ExecutorParams {
   DeviceBase* device = nullptr;  // required
   // Fail the step at the first node whose floating-point output holds a NaN or Inf
   // (ConfigProto.check_numerics): INVALID_ARGUMENT "{{node n}} (op Op): output 0 has NaN values".
-  // Fed values (_Arg outputs) are not checked; the first node computing from them is.
+  // Fed values (_Arg outputs) are not checked; the first node computing from them is. After a
+  // node that updates variables in place (Assign*, Apply*/ResourceApply*, SparseApply*,
+  // Scatter*), the variables it wrote are checked: "{{node n}} (op ApplyGradientDescent):
+  // updated variable w (input 0) has Inf values". Off, it costs nothing.
   bool check_numerics = false;
 };
 
