@@ -14,12 +14,14 @@ also replaced atomically, and deletes checkpoints beyond `max_to_keep`, oldest f
 
 Errors (tx.errors): restoring a missing file or a variable absent from the file is
 NotFoundError; a truncated or corrupt file is DataLossError; a stored dtype or shape that differs
-from the variable's is InvalidArgumentError naming the variable.
+from the variable's is InvalidArgumentError naming the variable; a directory given as the file is
+FailedPreconditionError naming it. A `checkpoint` state file that does not parse is ignored
+with a logged warning (latest_checkpoint returns None), as in TF.
 """
 
+import logging
 import numbers
 import os
-import tempfile
 import time
 
 from google.protobuf import text_format
@@ -33,13 +35,22 @@ from tensorflux.ops import array_ops
 from tensorflux.ops import control_flow_ops
 
 _STATE_FILENAME = "checkpoint"
+_logger = logging.getLogger("tensorflux")
 _SUFFIX = ".safetensors"
 
 
 def _atomic_write_text(path, text):
     """Writes `text` to `path` through a temporary file in the same directory + rename."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".tmp-")
+    # Mode 0666 less the umask, like the checkpoint files (tempfile.mkstemp would give 0600).
+    while True:
+        tmp = os.path.join(directory, ".%s.tmp-%d-%s" % (os.path.basename(path), os.getpid(),
+                                                         os.urandom(6).hex()))
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
@@ -58,7 +69,8 @@ def _atomic_write_text(path, text):
 
 
 def get_checkpoint_state(checkpoint_dir, latest_filename=None):
-    """The CheckpointState in `checkpoint_dir` (file `latest_filename` or "checkpoint"), or None.
+    """The CheckpointState in `checkpoint_dir` (file `latest_filename` or "checkpoint"), or None
+    (also, with a logged warning, when the file does not parse, as in TF).
 
     Relative paths in the file are made relative to `checkpoint_dir`, as TF does.
     """
@@ -71,8 +83,9 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     try:
         text_format.Parse(text, state)
     except text_format.ParseError as e:
-        raise errors.DataLossError(None, None, "cannot parse checkpoint state file %r: %s"
-                                   % (path, e)) from e
+        # As TF: an unreadable state file is logged and ignored.
+        _logger.warning("%s: ParseError: %s; checkpoint state file ignored", path, e)
+        return None
     if not state.model_checkpoint_path:
         raise errors.DataLossError(None, None, "checkpoint state file %r has no "
                                    "model_checkpoint_path" % path)
@@ -213,16 +226,20 @@ class Saver:
 
         self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
         self._last_checkpoints.append((path, time.time()))
+        stale = []
         if self._max_to_keep:
             while len(self._last_checkpoints) > self._max_to_keep:
-                old, _ = self._last_checkpoints.pop(0)
-                try:
-                    os.remove(old)
-                except FileNotFoundError:
-                    pass
+                stale.append(self._last_checkpoints.pop(0)[0])
+        # The state file names the new checkpoint before old ones go (as TF), so a crash in
+        # between leaves latest_checkpoint() usable.
         if write_state:
             _update_checkpoint_state(save_dir, self.last_checkpoints,
                                      [t for _, t in self._last_checkpoints], latest_filename)
+        for old in stale:
+            try:
+                os.remove(old)
+            except FileNotFoundError:
+                pass
         return path
 
     def restore(self, sess, save_path):
@@ -237,12 +254,15 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not os.path.exists(save_path) and os.path.isfile(save_path + _SUFFIX):
             save_path += _SUFFIX  # a TF-style prefix ("model-12") names "model-12.safetensors"
-        stored, _ = _pywrap.read_safetensors(save_path)
+        try:  # only the tensors restored are read
+            stored, _ = _pywrap.read_safetensors(save_path, [name for name, _ in self._vars])
+        except errors.NotFoundError as e:
+            if not os.path.isfile(save_path):
+                raise
+            raise errors.NotFoundError(None, None, "Key not found in checkpoint %s: %s"
+                                       % (save_path, e.message)) from e
         feed = {}
         for (name, var), ph in zip(self._vars, self._placeholders):
-            if name not in stored:
-                raise errors.NotFoundError(
-                    None, None, "Key %s not found in checkpoint %s" % (name, save_path))
             dtype_enum, value = stored[name]
             want = dtypes.as_dtype(var.dtype).base_dtype
             got = dtypes.as_dtype(dtype_enum)

@@ -29,6 +29,9 @@ Status IoError(int err, std::string_view what, std::string_view path) {
     case ENOSPC:
     case EDQUOT:
       return errors::ResourceExhausted(msg);
+    case EISDIR:
+    case ENOTEMPTY:
+      return errors::FailedPrecondition(msg);  // as TF's errno mapping
     default:
       return errors::Internal(msg);
   }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -85,6 +86,14 @@ TEST_F(SafetensorsTest, RoundTripsEveryDtype) {
   }
   EXPECT_EQ((*r)->Read("nope").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(SafetensorsReader::Open(Path("missing")).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SafetensorsTest, OpeningADirectoryIsAFailedPreconditionNamingIt) {
+  fs::create_directory(dir_ / "adir");
+  const Status s = SafetensorsReader::Open(Path("adir")).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find(Path("adir")), std::string::npos) << s;
+  EXPECT_EQ(IoError(EISDIR, "cannot read", "x").code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(SafetensorsTest, WriterErrorsLeaveNoFile) {
