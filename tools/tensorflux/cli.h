@@ -48,6 +48,12 @@ extern const char kRunUsage[];
 extern const char kInspectUsage[];
 int GradientsMain(const std::vector<std::string>& args);  // gradients_cmd.cc
 extern const char kGradientsUsage[];
+// records_cmd.cc: `convert idx2tfrecord`, and `inspect` of TFRecord files (detected by a valid
+// length CRC in the first record header, plain or gzip).
+int ConvertMain(const std::vector<std::string>& args);
+extern const char kConvertUsage[];
+bool LooksLikeTfRecord(const std::string& path);
+int InspectRecords(const std::string& path);
 
 }  // namespace cli
 }  // namespace tensorflux

@@ -16,10 +16,12 @@ namespace tensorflux {
 namespace cli {
 
 const char kInspectUsage[] =
-    "usage: tensorflux inspect GRAPH\n"
+    "usage: tensorflux inspect GRAPH | FILE.tfrecord\n"
     "\n"
     "Prints the node count by op type, each Placeholder with its dtype and shape, the nodes\n"
-    "no other node consumes (the likely outputs) and, for a SavedModel, its signatures.\n";
+    "no other node consumes (the likely outputs) and, for a SavedModel, its signatures.\n"
+    "For a TFRecord file (plain or gzip): the record count and the first record's\n"
+    "tf.train.Example features.\n";
 
 namespace {
 
@@ -61,6 +63,7 @@ int InspectMain(const std::vector<std::string>& args) {
   if (positional.size() != 1)
     return ReportError(errors::InvalidArgument("inspect takes exactly one GRAPH (got ",
                                                positional.size(), ")"));
+  if (LooksLikeTfRecord(positional[0])) return InspectRecords(positional[0]);
   auto loaded = LoadGraph(positional[0]);
   if (!loaded.ok()) return ReportError(loaded.status());
   const GraphDef& g = loaded->graph_def;

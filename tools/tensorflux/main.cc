@@ -12,7 +12,9 @@ const char kUsage[] =
     "\n"
     "commands:\n"
     "  run      run a graph: feed tensors, fetch tensors, print or save them\n"
-    "  inspect  list a graph's ops, placeholders and unconsumed nodes\n"
+    "  inspect  list a graph's ops, placeholders and unconsumed nodes; or a TFRecord file's\n"
+    "           record count and first Example\n"
+    "  convert  idx2tfrecord IMAGES LABELS OUT.tfrecord: IDX files to tf.train.Example records\n"
     "  gradients  add the gradient nodes of ys w.r.t. xs to a graph (tf.gradients)\n"
     "  help     show this text, or `tensorflux help COMMAND` for a command's options\n"
     "\n"
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
       std::fputs(cli::kRunUsage, stdout);
     } else if (!args.empty() && args[0] == "inspect") {
       std::fputs(cli::kInspectUsage, stdout);
+    } else if (!args.empty() && args[0] == "convert") {
+      std::fputs(cli::kConvertUsage, stdout);
     } else if (!args.empty() && args[0] == "gradients") {
       std::fputs(cli::kGradientsUsage, stdout);
     } else {
@@ -44,6 +48,7 @@ int main(int argc, char** argv) {
   if (cmd == "run") return cli::RunMain(args);
   if (cmd == "inspect") return cli::InspectMain(args);
   if (cmd == "gradients") return cli::GradientsMain(args);
+  if (cmd == "convert") return cli::ConvertMain(args);
   return cli::ReportError(errors::InvalidArgument(
-      "unknown command '", cmd, "' (commands: run, inspect, gradients, help)"));
+      "unknown command '", cmd, "' (commands: run, inspect, convert, gradients, help)"));
 }
