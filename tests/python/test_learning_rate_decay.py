@@ -156,5 +156,7 @@ def test_schedules_need_global_step(graph):
                lambda: tx.train.linear_warmup(0.1, 5, None)):
         with pytest.raises(ValueError, match="global_step is required"):
             fn()
-    with pytest.raises(ValueError, match="warmup_steps"):
-        tx.train.linear_warmup(0.1, -1, tx.constant(0))
+    for bad in (-1, 2.5):
+        with pytest.raises(ValueError, match="warmup_steps must be a non-negative int, got %r"
+                           % bad):
+            tx.train.linear_warmup(0.1, bad, tx.constant(0))

@@ -15,6 +15,7 @@
 #include "tensorflux/graph/saved_model.h"
 #include "tensorflux/runtime/session.h"
 #include "tensorflux/train/saved_model_loader.h"
+#include "tensorflux/train/tensor_bundle.h"
 
 namespace tensorflux {
 namespace cli {
@@ -147,8 +148,17 @@ Status Run(const RunArgs& args) {
   TX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(SessionOptions()));
   TX_RETURN_IF_ERROR(session->Create(loaded.graph_def));
   if (loaded.is_saved_model) {
-    TX_RETURN_IF_ERROR(RestoreSavedModelVariables(session.get(), loaded.meta_graph,
-                                                  SavedModelExportDir(args.graph)));
+    const std::string export_dir = SavedModelExportDir(args.graph);
+    const std::string index = BundleIndexFilename(SavedModelVariablesPrefix(export_dir));
+    std::error_code ec;
+    if (!loaded.meta_graph.saver_def().restore_op_name().empty() &&
+        !std::filesystem::exists(index, ec)) {
+      std::fprintf(stderr,
+                   "warning: the SavedModel has no %s; no variables were restored (TF: \"The "
+                   "specified SavedModel has no variables\")\n",
+                   index.c_str());
+    }
+    TX_RETURN_IF_ERROR(RestoreSavedModelVariables(session.get(), loaded.meta_graph, export_dir));
   }
 
   std::unique_ptr<Graph> graph;  // built on demand, for literal dtypes

@@ -198,7 +198,7 @@ def linear_warmup(schedule_or_lr, warmup_steps, global_step, initial=0.0, name=N
     """
     _check_step(global_step, "linear_warmup")
     if not isinstance(warmup_steps, int) or warmup_steps < 0:
-        raise ValueError("warmup_steps must be >= 0, got %r" % (warmup_steps,))
+        raise ValueError("warmup_steps must be a non-negative int, got %r" % (warmup_steps,))
     with ops.name_scope(name, "LinearWarmup", [global_step]) as scope:
         step = ops.convert_to_tensor(global_step)
         if callable(schedule_or_lr):

@@ -72,6 +72,25 @@ TEST(CliTest, SavedModelVariablesAreRestoredFirst) {
   EXPECT_NE(r.err.find("tf_example"), std::string::npos) << r.err;
 }
 
+TEST(CliTest, SavedModelWithoutItsVariablesWarns) {
+  // half_plus_two_cpu without variables/: the restore is skipped (as TF), with a warning.
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "half_plus_two_no_variables";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kGraphs + "serving_half_plus_two_cpu/saved_model.pb",
+                             dir / "saved_model.pb");
+  auto r = RunCli("run " + dir.string() + " --feed 'x:0=[[1]]' --fetch y:0");
+  EXPECT_NE(r.err.find("warning: the SavedModel has no " +
+                       (dir / "variables" / "variables.index").string() +
+                       "; no variables were restored"),
+            std::string::npos)
+      << r.err;
+  std::filesystem::remove_all(dir);
+  r = RunCli("run " + kGraphs + "serving_half_plus_two_cpu --feed 'x:0=[[1]]' --fetch y:0");
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
 TEST(CliTest, RustAdditionAndMultiplication) {
   auto r = RunCli("run " + kGraphs + "rust_addition/model.pb --feed 'x=[2]' --feed 'y=[40]' --fetch z");
   EXPECT_EQ(r.code, 0) << r.err;
