@@ -70,6 +70,21 @@ def test_gradient_descent():
     check(lambda: tx.train.GradientDescentOptimizer(0.1), lambda w, g, s, t: w - 0.1 * g)
 
 
+@pytest.mark.parametrize("dtype", [tx.float16, tx.bfloat16])
+def test_16_bit_variables_train(dtype):
+    # Half and bfloat16 variables: the update ops compute in float and store rounded (as TF),
+    # so three Adam steps follow the float64 reference to the 16-bit type's precision.
+    def adam(w, g, s, t):
+        s["m"] = 0.9 * s.get("m", 0) + 0.1 * g
+        s["v"] = 0.999 * s.get("v", 0) + 0.001 * g * g
+        return w - 0.01 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * s["m"] / (np.sqrt(s["v"])
+                                                                              + 1e-8)
+    got, _ = run_steps(lambda: tx.train.AdamOptimizer(0.01), dtype)
+    eps = 2.0 ** -10 if dtype == tx.float16 else 2.0 ** -7
+    for a, b in zip(got, reference(adam)):
+        np.testing.assert_allclose(np.asarray(a, np.float64), b, rtol=4 * eps, atol=4 * eps)
+
+
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_momentum(nesterov):
     lr, mu = 0.1, 0.9

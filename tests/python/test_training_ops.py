@@ -89,6 +89,33 @@ def _initial(slots, rng, shape):
     return state
 
 
+def _build(case, tdt, shape, state, resource):
+    """(g, beta1_power, beta2_power placeholders, update op, initializers, {name: read})."""
+    name, slots, hyper, grad_name, attrs, _ = case
+    names = ["var"] + slots
+    g = tx.placeholder(tdt, shape, name="g")
+    b1p = tx.placeholder(tdt, [], name="beta1_power")
+    b2p = tx.placeholder(tdt, [], name="beta2_power")
+    args = {k: tx.constant(v, tdt) for k, v in hyper.items()}
+    args[grad_name] = g
+    if name == "Adam":
+        args.update(beta1_power=b1p, beta2_power=b2p)
+    if resource:
+        variables = {n: tx.Variable(tx.constant(state[n], tdt), name=n) for n in names}
+        inits = [v.initializer for v in variables.values()]
+        args.update({n: v.handle for n, v in variables.items()})
+        update = getattr(raw, "ResourceApply" + name)(**args, **attrs)
+        reads = {n: v.read_value() for n, v in variables.items()}
+    else:
+        refs = {n: raw.VariableV2(shape=shape, dtype=tdt, name=n) for n in names}
+        inits = [raw.Assign(ref=r, value=tx.constant(state[n], tdt)) for n, r in refs.items()]
+        args.update(refs)
+        update = getattr(raw, "Apply" + name)(**args, **attrs)
+        assert update.dtype == tdt._as_ref
+        reads = {n: tx.identity(r) for n, r in refs.items()}
+    return g, b1p, b2p, update, inits, reads
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] + str(c[4]))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("resource", [True, False], ids=["resource", "ref"])
@@ -101,26 +128,8 @@ def test_three_updates_match_numpy(graph, case, dtype, resource, shape):
     grads = [rng.uniform(-1, 1, shape) for _ in range(3)]
     tdt = tx.as_dtype(dtype)
     names = ["var"] + slots
-    g = tx.placeholder(tdt, shape, name="g")
-    b1p = tx.placeholder(tdt, [], name="beta1_power")
-    b2p = tx.placeholder(tdt, [], name="beta2_power")
-    args = {k: tx.constant(v, tdt) for k, v in hyper.items()}
-    args[grad_name] = g
-    if name == "Adam":
-        args.update(beta1_power=b1p, beta2_power=b2p)
-    if resource:
-        variables = {n: tx.Variable(state[n].astype(dtype), name=n) for n in names}
-        inits = [v.initializer for v in variables.values()]
-        args.update({n: v.handle for n, v in variables.items()})
-        update = getattr(raw, "ResourceApply" + name)(**args, **attrs)
-        reads = {n: v.read_value() for n, v in variables.items()}
-    else:
-        refs = {n: raw.VariableV2(shape=shape, dtype=tdt, name=n) for n in names}
-        inits = [raw.Assign(ref=r, value=state[n].astype(dtype)) for n, r in refs.items()]
-        args.update(refs)
-        update = getattr(raw, "Apply" + name)(**args, **attrs)
-        assert update.dtype == tdt._as_ref
-        reads = {n: tx.identity(r) for n, r in refs.items()}
+    g, b1p, b2p, update, inits, reads = _build(
+        case, tdt, shape, {k: v.astype(dtype) for k, v in state.items()}, resource)
     tol = dict(rtol=1e-12, atol=1e-12) if dtype == np.float64 else dict(rtol=1e-6, atol=1e-6)
     with tx.Session() as sess:
         sess.run(inits)
@@ -166,3 +175,51 @@ def test_shape_and_scalar_errors_name_the_input(graph):
     with pytest.raises(ValueError):
         raw.ApplyGradientDescent(var=raw.VariableV2(shape=[2], dtype=tx.float32), alpha=0.1,
                                  delta=tx.constant([1.0, 2.0, 3.0]))
+
+
+def _round_bfloat16(x):
+    """float32 values rounded to the nearest bfloat16 (ties to even), as float32."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.int64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] + str(c[4]))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("resource", [True, False], ids=["resource", "ref"])
+def test_16_bit_updates_compute_in_float_and_round(graph, case, dtype, resource):
+    # As TF's CPU kernels: the 16-bit inputs are widened to float32, the update is computed in
+    # float32 and each variable is rounded back. Reference: numpy float32 with that rounding.
+    name, slots, hyper, grad_name, attrs, ref_step = case
+    if name == "Adam":
+        hyper = dict(hyper, beta2=0.99)  # 0.999 rounds to 1 in bfloat16
+    rnd = (lambda x: np.asarray(x, np.float32).astype(np.float16).astype(np.float32)) \
+        if dtype == "float16" else _round_bfloat16
+    rng = np.random.RandomState(3)
+    state = {k: rnd(v) for k, v in _initial(slots, rng, SHAPE).items()}
+    grads = [rnd(rng.uniform(-1, 1, SHAPE)) for _ in range(3)]
+    tdt = tx.as_dtype(dtype)
+    names = ["var"] + slots
+    g, b1p, b2p, update, inits, reads = _build((name, slots, hyper, grad_name, attrs, ref_step),
+                                               tdt, SHAPE, state, resource)
+    h = {k: np.float32(rnd(v)) for k, v in hyper.items()}
+    # One ulp of the 16-bit type (the float32 reference and the kernel may round differently
+    # where the float32 results differ in their last bits).
+    tol = dict(rtol=2 ** -10, atol=1e-6) if dtype == "float16" else dict(rtol=2 ** -7, atol=1e-6)
+    with tx.Session() as sess:
+        sess.run(inits)
+        for t, grad in enumerate(grads, start=1):
+            feed = {g: grad}
+            if name == "Adam":
+                feed.update({b1p: rnd(h["beta1"] ** t), b2p: rnd(h["beta2"] ** t)})
+            sess.run(update, feed)
+            got = sess.run(reads)
+            assert all(got[n].dtype == np.dtype(tdt.as_numpy_dtype) for n in names)
+            step_state = {k: v.astype(np.float32) for k, v in state.items()}
+            ref_step(step_state, grad, h, t)
+            state = {k: rnd(v) for k, v in step_state.items()}
+            for n in names:
+                np.testing.assert_allclose(np.asarray(got[n], np.float32), state[n],
+                                           err_msg="%s step %d" % (n, t), **tol)
+            # Next step from the kernel's own (rounded) values, so errors do not compound.
+            state = {n: np.asarray(got[n], np.float32) for n in names}

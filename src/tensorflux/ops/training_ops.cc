@@ -1,7 +1,7 @@
 // Optimizer update ops (TensorFlow's training_ops), each in its reference form (Apply*: Ref(T)
 // inputs, output `out` = the variable) and its resource form (ResourceApply*: resource inputs,
 // no output). Names, input order and attrs are TF's; the update rules are in
-// kernels/cpu/training_ops.cc. T is float or double.
+// kernels/cpu/training_ops.cc. T is half, bfloat16 (computed in float), float or double.
 //
 //   ApplyGradientDescent   var; alpha, delta
 //   ApplyMomentum          var, accum; lr, grad, momentum          use_nesterov
@@ -72,7 +72,7 @@ OpDefBuilder ApplyOp(const ApplySpec& spec, bool resource) {
   }
   for (const char* o : spec.others) b.Input(absl::StrCat(o, ": T"));
   if (!resource) b.Output("out: Ref(T)");
-  b.Attr("T: {float, double}");
+  b.Attr("T: {half, bfloat16, float, double}");
   b.Attr("use_locking: bool = false");
   for (const char* a : spec.attrs) b.Attr(a);
   if (resource) b.SetIsStateful();

@@ -5,7 +5,8 @@
 // that they are initialized (FAILED_PRECONDITION) and that slots, gradient and scalars have the
 // right shapes (INVALID_ARGUMENT naming the input), makes their buffers private
 // (copy-on-write, so held reads stay snapshots) and runs the functor over the elements
-// (vectorized, sharded over the intra-op thread pool when large).
+// (vectorized, sharded over the intra-op thread pool when large). T: half, bfloat16 (computed
+// in float, stored rounded to T, as TF), float, double.
 //
 // Update rules (elementwise; lr etc. are the scalar inputs):
 //   GradientDescent  var -= alpha * delta
@@ -26,6 +27,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflux/core/threadpool.h"
@@ -47,24 +49,27 @@ struct Options {
 
 // Each functor: kVars variable inputs first, then kOthers inputs of which input kGrad (an index
 // over all inputs) has the variable's shape and the rest are scalars, passed in `s` in input
-// order. Update(o, s, vars, grad, i) updates element i.
+// order. Update(o, s, v, g) updates one element: v[k] is its value in variable k (updated in
+// place), g the gradient's. T is the compute type: float for half and bfloat16 variables (as
+// TF's CPU kernels compute them; the result is rounded back to the variable's dtype), else
+// the variable's.
 struct GradientDescent {
   static constexpr int kVars = 1, kOthers = 2, kGrad = 2;
   template <typename T>
-  static void Update(const Options&, const T* s, T* const* v, const T* g, int64_t i) {
-    v[0][i] -= s[0] * g[i];
+  static void Update(const Options&, const T* s, T* v, T g) {
+    v[0] -= s[0] * g;
   }
 };
 
 struct Momentum {
   static constexpr int kVars = 2, kOthers = 3, kGrad = 3;  // lr, grad, momentum
   template <typename T>
-  static void Update(const Options& o, const T* s, T* const* v, const T* g, int64_t i) {
+  static void Update(const Options& o, const T* s, T* v, T g) {
     const T lr = s[0], momentum = s[1];
-    T& var = v[0][i];
-    T& accum = v[1][i];
-    accum = accum * momentum + g[i];
-    var -= o.nesterov ? g[i] * lr + accum * momentum * lr : lr * accum;
+    T& var = v[0];
+    T& accum = v[1];
+    accum = accum * momentum + g;
+    var -= o.nesterov ? g * lr + accum * momentum * lr : lr * accum;
   }
 };
 
@@ -72,16 +77,16 @@ struct Adam {
   // beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad
   static constexpr int kVars = 3, kOthers = 7, kGrad = 9;
   template <typename T>
-  static void Update(const Options& o, const T* s, T* const* v, const T* g, int64_t i) {
+  static void Update(const Options& o, const T* s, T* v, T g) {
     const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3], beta2 = s[4],
             epsilon = s[5];
     const T alpha = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
-    T& m = v[1][i];
-    T& vv = v[2][i];
-    m += (g[i] - m) * (T(1) - beta1);
-    vv += (g[i] * g[i] - vv) * (T(1) - beta2);
-    const T step = o.nesterov ? m * beta1 + (T(1) - beta1) * g[i] : m;
-    v[0][i] -= alpha * step / (std::sqrt(vv) + epsilon);
+    T& m = v[1];
+    T& vv = v[2];
+    m += (g - m) * (T(1) - beta1);
+    vv += (g * g - vv) * (T(1) - beta2);
+    const T step = o.nesterov ? m * beta1 + (T(1) - beta1) * g : m;
+    v[0] -= alpha * step / (std::sqrt(vv) + epsilon);
   }
 };
 
@@ -98,30 +103,35 @@ void RmsPropStep(const T* s, T g, T mean, T& ms, T& mom, T& var) {
 struct RMSProp {
   static constexpr int kVars = 3, kOthers = 5, kGrad = 7;  // lr, rho, momentum, epsilon, grad
   template <typename T>
-  static void Update(const Options&, const T* s, T* const* v, const T* g, int64_t i) {
-    RmsPropStep(s, g[i], T(0), v[1][i], v[2][i], v[0][i]);  // var, ms, mom
+  static void Update(const Options&, const T* s, T* v, T g) {
+    RmsPropStep(s, g, T(0), v[1], v[2], v[0]);  // var, ms, mom
   }
 };
 
 struct CenteredRMSProp {
   static constexpr int kVars = 4, kOthers = 5, kGrad = 8;  // lr, rho, momentum, epsilon, grad
   template <typename T>
-  static void Update(const Options&, const T* s, T* const* v, const T* g, int64_t i) {
-    T& mg = v[1][i];
-    mg += (g[i] - mg) * (T(1) - s[1]);
-    RmsPropStep(s, g[i], mg, v[2][i], v[3][i], v[0][i]);  // var, mg, ms, mom
+  static void Update(const Options&, const T* s, T* v, T g) {
+    T& mg = v[1];
+    mg += (g - mg) * (T(1) - s[1]);
+    RmsPropStep(s, g, mg, v[2], v[3], v[0]);  // var, mg, ms, mom
   }
 };
 
 struct Adagrad {
   static constexpr int kVars = 2, kOthers = 2, kGrad = 3;  // lr, grad
   template <typename T>
-  static void Update(const Options& o, const T* s, T* const* v, const T* g, int64_t i) {
-    T& accum = v[1][i];
-    if (o.update_slots) accum += g[i] * g[i];
-    v[0][i] -= s[0] * g[i] / std::sqrt(accum);
+  static void Update(const Options& o, const T* s, T* v, T g) {
+    T& accum = v[1];
+    if (o.update_slots) accum += g * g;
+    v[0] -= s[0] * g / std::sqrt(accum);
   }
 };
+
+// The type the update is computed in: float for the 16-bit float types.
+template <typename T>
+using ComputeType =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
 template <typename T, typename F>
 class ApplyOp : public OpKernel {
@@ -154,10 +164,11 @@ class ApplyOp : public OpKernel {
     OP_REQUIRES_OK(ctx, Validate(ctx, vars));
     for (Var* v : order) OP_REQUIRES_OK(ctx, v->CopyOnWrite());
 
-    std::array<T, F::kOthers> scalars{};
+    using C = ComputeType<T>;
+    std::array<C, F::kOthers> scalars{};
     for (int k = 0, j = 0; k < F::kOthers; ++k) {
       if (F::kVars + k == F::kGrad) continue;
-      scalars[j++] = ctx->input(F::kVars + k).template scalar<T>();
+      scalars[j++] = static_cast<C>(ctx->input(F::kVars + k).template scalar<T>());
     }
     std::array<T*, F::kVars> data;
     for (int k = 0; k < F::kVars; ++k) data[k] = vars[k]->tensor()->template data<T>();
@@ -169,10 +180,15 @@ class ApplyOp : public OpKernel {
       // scalars or the buffer pointers, so it hoists them and vectorizes the loop. Iterations
       // are independent (element i reads and writes index i only), even when one Var is passed
       // for two inputs.
-      const std::array<T, F::kOthers> s = scalars;
+      const std::array<C, F::kOthers> s = scalars;
       const std::array<T*, F::kVars> d = data;
 #pragma GCC ivdep
-      for (int64_t i = begin; i < end; ++i) F::Update(opt, s.data(), d.data(), grad, i);
+      for (int64_t i = begin; i < end; ++i) {
+        C e[F::kVars];
+        for (int k = 0; k < F::kVars; ++k) e[k] = static_cast<C>(d[k][i]);
+        F::Update(opt, s.data(), e, static_cast<C>(grad[i]));
+        for (int k = 0; k < F::kVars; ++k) d[k][i] = static_cast<T>(e[k]);
+      }
     };
     ThreadPool* pool = n * kCostPerElement < kMinParallelCost ? nullptr
                                                               : ctx->intra_op_thread_pool();
@@ -215,17 +231,16 @@ class ApplyOp : public OpKernel {
   Options opt_;
 };
 
-#define TX_REGISTER_APPLY(NAME, F)                                                           \
-  REGISTER_KERNEL_BUILDER(Name("Apply" NAME).Device(DEVICE_CPU).TypeConstraint<float>("T"),  \
-                          ApplyOp<float, F>);                                                \
-  REGISTER_KERNEL_BUILDER(Name("Apply" NAME).Device(DEVICE_CPU).TypeConstraint<double>("T"), \
-                          ApplyOp<double, F>);                                               \
-  REGISTER_KERNEL_BUILDER(                                                                   \
-      Name("ResourceApply" NAME).Device(DEVICE_CPU).TypeConstraint<float>("T"),              \
-      ApplyOp<float, F>);                                                                    \
-  REGISTER_KERNEL_BUILDER(                                                                   \
-      Name("ResourceApply" NAME).Device(DEVICE_CPU).TypeConstraint<double>("T"),             \
-      ApplyOp<double, F>);
+#define TX_REGISTER_APPLY_T(NAME, F, T)                                                      \
+  REGISTER_KERNEL_BUILDER(Name("Apply" NAME).Device(DEVICE_CPU).TypeConstraint<T>("T"),      \
+                          ApplyOp<T, F>);                                                    \
+  REGISTER_KERNEL_BUILDER(Name("ResourceApply" NAME).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          ApplyOp<T, F>);
+#define TX_REGISTER_APPLY(NAME, F)         \
+  TX_REGISTER_APPLY_T(NAME, F, Half)       \
+  TX_REGISTER_APPLY_T(NAME, F, BFloat16)   \
+  TX_REGISTER_APPLY_T(NAME, F, float)      \
+  TX_REGISTER_APPLY_T(NAME, F, double)
 
 TX_REGISTER_APPLY("GradientDescent", GradientDescent)
 TX_REGISTER_APPLY("Momentum", Momentum)
@@ -234,6 +249,7 @@ TX_REGISTER_APPLY("RMSProp", RMSProp)
 TX_REGISTER_APPLY("CenteredRMSProp", CenteredRMSProp)
 TX_REGISTER_APPLY("Adagrad", Adagrad)
 #undef TX_REGISTER_APPLY
+#undef TX_REGISTER_APPLY_T
 
 }  // namespace
 }  // namespace tensorflux
