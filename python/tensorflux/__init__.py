@@ -71,6 +71,7 @@ from tensorflux.client.session import (
     InteractiveSession, Session, get_default_session)
 from tensorflux import contrib
 from tensorflux import debugging
+from tensorflux import image
 from tensorflux import initializers
 from tensorflux import io
 from tensorflux import keras
