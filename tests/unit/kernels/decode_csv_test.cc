@@ -69,15 +69,15 @@ void ExpectError(StatusOr<std::vector<Tensor>> out, const std::string& a, const 
 }
 
 TEST(DecodeCSVTest, ErrorsNameTheRecord) {
-  ExpectError(Decode({"1,2,3,a", "1,2,3"}), "record 1", "expected 4 fields");
-  ExpectError(Decode({"1,2,3,a,b"}), "record 0", "has 5");
-  ExpectError(Decode({"1,2,3,a", "1,,3,a"}), "field 1 is required", "record 1");
+  ExpectError(Decode({"1,2,3,a", "1,2,3"}), "record 1", "expected 4 fields but found 3");
+  ExpectError(Decode({"1,2,3,a,b"}), "record 0", "found 5");
+  ExpectError(Decode({"1,2,3,a", "1,,3,a"}), "record 1: field 1 is required", "missing");
   ExpectError(Decode({"1,2,3,a", "1,2,3,a", "x1,2,3,a"}), "record 2", "not a valid float: 'x1'");
   ExpectError(Decode({"1,3000000000,3,a"}), "record 0", "not a valid int32");
   ExpectError(Decode({"1,2,3,\"open"}), "record 0", "not closed");
   ExpectError(Decode({"1,2,3,\"a\"b"}), "record 0", "escaped");
   ExpectError(Decode({"1,2,3,a\"b"}), "record 0", "cannot hold a quote");
-  ExpectError(Decode({"1,2,3"}, {0, 1, 2, 5}), "expected 6 fields", "has 3");
+  ExpectError(Decode({"1,2,3"}, {0, 1, 2, 5}), "expected 6 fields", "found 3");
 }
 
 }  // namespace
