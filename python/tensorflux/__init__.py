@@ -70,6 +70,7 @@ from tensorflux.ops.variable_scope import (
 from tensorflux.client.session import (
     InteractiveSession, Session, get_default_session)
 from tensorflux import contrib
+from tensorflux import data
 from tensorflux import debugging
 from tensorflux import image
 from tensorflux import initializers

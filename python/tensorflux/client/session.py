@@ -18,6 +18,8 @@ from tensorflux.framework import errors
 from tensorflux.framework import ops
 from tensorflux.framework import _pywrap
 
+# tensorflux.data.iterator_ops.ONE_SHOT_INITIALIZERS (not imported: data depends on client).
+_ONE_SHOT_INITIALIZERS = "_tx_one_shot_iterator_initializers"
 _NODE_IN_MESSAGE = re.compile(r"\{\{node ([^}]+)\}\}")
 
 
@@ -175,7 +177,10 @@ class BaseSession:
         self._closed = False
         self._extend_lock = threading.Lock()
         self._num_extended = 0
+        self._num_functions_extended = 0
         self._default_contexts = []
+        self._one_shot_lock = threading.Lock()
+        self._num_one_shot_done = 0  # one-shot iterator initializers run so far (tx.data)
 
     @property
     def graph(self):
@@ -213,10 +218,31 @@ class BaseSession:
                 return
             gd = graph_pb2.GraphDef()
             gd.versions.CopyFrom(self._graph.graph_def_versions)
+            functions = list(self._graph._functions)  # pylint: disable=protected-access
+            for f in functions[self._num_functions_extended:]:
+                gd.library.function.add().CopyFrom(f)
             for op in op_list[self._num_extended:]:
                 gd.node.add().CopyFrom(op._node_def)
             self._session.extend(gd.SerializeToString())
             self._num_extended = len(op_list)
+            self._num_functions_extended = len(functions)
+
+    def _run_one_shot_initializers(self):
+        """Runs the MakeIterator ops of one-shot iterators (tx.data.make_one_shot_iterator)
+        created since the last run, once per session."""
+        inits = self._graph.get_collection(_ONE_SHOT_INITIALIZERS)
+        if len(inits) <= self._num_one_shot_done:
+            return
+        with self._one_shot_lock:
+            pending = inits[self._num_one_shot_done:]
+            if not pending:
+                return
+            try:
+                self._session.run([], [], [op.name for op in pending], None, False)
+            except errors.OpError as e:
+                self._attach_node(e)
+                raise
+            self._num_one_shot_done += len(pending)
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in `fetches` (a Tensor, Operation, name, or a
@@ -243,6 +269,7 @@ class BaseSession:
             arr, dtype_enum = _feed_value(tensor, value)
             feeds.append((tensor.name, arr, dtype_enum))
         self._extend_graph()
+        self._run_one_shot_initializers()
         options_bytes = None if options is None else options.SerializeToString()
         try:
             arrays, metadata = self._session.run(feeds, fetch_names, targets, options_bytes,

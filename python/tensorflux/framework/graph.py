@@ -45,6 +45,8 @@ class Graph:
         self._names_in_use = {}
         self._finalized = False
         self._collections = {}
+        self._functions = []  # FunctionDefs of the graph's library, in the order added
+        self._function_names = set()
         self._state = _ThreadState()
         self.seed = None
         self._graph_def_versions = versions_pb2.VersionDef(
@@ -279,6 +281,9 @@ class Graph:
         gd.versions.CopyFrom(self._graph_def_versions)
         with self._lock:
             op_list = self._ops[from_version or 0:]
+            functions = list(self._functions)
+        for f in functions:
+            gd.library.function.add().CopyFrom(f)
         for op in op_list:
             nd = gd.node.add()
             nd.CopyFrom(op._node_def)
@@ -287,6 +292,20 @@ class Graph:
                 for t in op._outputs:
                     shapes.add().CopyFrom(t.shape.as_proto())
         return gd
+
+    # -------------------------------------------------------------- function library
+    def _add_function(self, fdef):
+        """Adds a FunctionDef to the graph's library (GraphDef.library); ValueError when the
+        name is taken."""
+        name = fdef.signature.name
+        with self._lock:
+            if name in self._function_names:
+                raise ValueError("Function '%s' is already in the graph's library" % name)
+            self._function_names.add(name)
+            self._functions.append(fdef)
+
+    def _is_function(self, name):
+        return name in self._function_names
 
     # -------------------------------------------------------------- op creation
     def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None, attrs=None,

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
+#include "tensorflux/core/variant.h"
 
 namespace tensorflux {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 size_t ElementBytes(DataType dt) {
   if (dt == DT_STRING) return sizeof(std::string);
   if (dt == DT_RESOURCE) return sizeof(ResourceHandle);
+  if (dt == DT_VARIANT) return sizeof(Variant);
   return DataTypeCanUseMemcpy(dt) ? DataTypeSize(dt) : 0;
 }
 
@@ -23,6 +25,7 @@ template <typename Fn>
 Status VisitTensorType(DataType dt, std::string_view what, Fn&& fn) {
   if (dt == DT_STRING) return fn(TypeTag<std::string>{});
   if (dt == DT_RESOURCE) return fn(TypeTag<ResourceHandle>{});
+  if (dt == DT_VARIANT) return fn(TypeTag<Variant>{});
   return VisitPodType(dt, what, fn);
 }
 
@@ -39,6 +42,9 @@ TensorBuffer::TensorBuffer(Allocator* a, DataType dt, int64_t num_elements, void
   } else if (dtype_ == DT_RESOURCE) {
     auto* p = static_cast<ResourceHandle*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) new (p + i) ResourceHandle();
+  } else if (dtype_ == DT_VARIANT) {
+    auto* p = static_cast<Variant*>(data_);
+    for (int64_t i = 0; i < num_elements_; ++i) new (p + i) Variant();
   }
 }
 
@@ -49,6 +55,9 @@ TensorBuffer::~TensorBuffer() {
   } else if (dtype_ == DT_RESOURCE) {
     auto* p = static_cast<ResourceHandle*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) p[i].~ResourceHandle();
+  } else if (dtype_ == DT_VARIANT) {
+    auto* p = static_cast<Variant*>(data_);
+    for (int64_t i = 0; i < num_elements_; ++i) p[i].~Variant();
   }
   if (allocator_ != nullptr) allocator_->DeallocateRaw(data_, bytes_);
 }
@@ -137,6 +146,10 @@ Tensor Tensor::DeepCopy() const {
     auto src = flat<ResourceHandle>();
     auto dst = t.flat<ResourceHandle>();
     for (size_t i = 0; i < src.size(); ++i) dst[i] = src[i];
+  } else if (dtype_ == DT_VARIANT) {
+    auto src = flat<Variant>();
+    auto dst = t.flat<Variant>();
+    for (size_t i = 0; i < src.size(); ++i) dst[i] = src[i];
   } else {
     std::memcpy(t.raw_data(), raw_data(), TotalBytes());
   }
@@ -208,6 +221,11 @@ Status DecodeTypedField(const TensorProto& p, T* out, int64_t n) {
                            h.maybe_type_name = v.maybe_type_name();
                            return h;
                          });
+  } else if constexpr (std::is_same_v<T, Variant>) {
+    if (p.variant_val_size() > 0) {
+      return errors::Unimplemented("Decoding DT_VARIANT values from a TensorProto");
+    }
+    return OkStatus();  // empty variants (core/variant.h: no wire form)
   } else {  // int32, int16, int8, uint8, uint16 travel in int_val
     return FillFromField(p.int_val(), out, n, "int_val",
                          [](int32_t v) { return static_cast<T>(v); });
@@ -288,8 +306,9 @@ StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto, Allocator* a) {
       TX_RETURN_IF_ERROR(DecodeStringContent(content, t.data<std::string>(), n));
       return t;
     }
-    if (dt == DT_RESOURCE) {
-      return errors::InvalidArgument("TensorProto of dtype resource cannot use tensor_content");
+    if (dt == DT_RESOURCE || dt == DT_VARIANT) {
+      return errors::InvalidArgument("TensorProto of dtype ", DataTypeString(dt),
+                                     " cannot use tensor_content");
     }
     if (n == 0) {
       return errors::InvalidArgument("TensorProto tensor_content has ", content.size(),
@@ -332,6 +351,8 @@ void Tensor::AsProtoField(TensorProto* proto) const {
         h->set_name(v.name);
         h->set_hash_code(v.hash_code);
         h->set_maybe_type_name(v.maybe_type_name);
+      } else if constexpr (std::is_same_v<T, Variant>) {
+        // No wire form (core/variant.h): the proto keeps dtype and shape only.
       } else {
         proto->add_int_val(static_cast<int32_t>(v));
       }
@@ -370,6 +391,8 @@ void AppendValue(std::string* out, const T& v) {
     absl::StrAppend(out, "\"", absl::CEscape(v), "\"");
   } else if constexpr (std::is_same_v<T, ResourceHandle>) {
     absl::StrAppend(out, "<ResourceHandle(name=\"", v.name, "\", device=\"", v.device, "\")>");
+  } else if constexpr (std::is_same_v<T, Variant>) {
+    absl::StrAppend(out, "<", v.DebugString(), ">");
   } else if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
     absl::StrAppend(out, static_cast<int>(v));
   } else {

@@ -193,7 +193,7 @@ bool DataTypeIsInteger(DataType dt) {
 
 bool DataTypeIsSupported(DataType dt) {
   const DataType b = BaseType(dt);
-  return DataTypeCanUseMemcpy(b) || b == DT_STRING || b == DT_RESOURCE;
+  return DataTypeCanUseMemcpy(b) || b == DT_STRING || b == DT_RESOURCE || b == DT_VARIANT;
 }
 
 }  // namespace tensorflux

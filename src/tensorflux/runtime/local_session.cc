@@ -78,6 +78,8 @@ LocalSession::LocalSession(const SessionOptions& options) : options_(options) {
   device_ = std::make_unique<CpuDevice>(kDeviceName,
                                         options_.config.intra_op_parallelism_threads());
   device_->set_resource_manager(resource_mgr_.get());
+  function_runtime_ = std::make_shared<FunctionRuntime>(device_.get());
+  RegisterFunctionLibrary(resource_mgr_.get(), function_runtime_).IgnoreError();  // empty mgr
   const int inter = options_.config.inter_op_parallelism_threads();
   if (inter >= 0) {
     inter_op_pool_ = std::make_unique<ThreadPool>(
@@ -130,6 +132,7 @@ Status LocalSession::ExtendLocked(const GraphDef& ext) {
     merged = ext;
   }
   TX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, GraphFromGraphDef(merged));
+  function_runtime_->AddLibrary(merged.library());
   graph_def_ = std::move(merged);
   graph_ = std::shared_ptr<const Graph>(std::move(g));
   // Cached executors stay valid: new nodes cannot be inputs of existing ones.

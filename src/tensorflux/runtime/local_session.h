@@ -31,6 +31,9 @@
 // run_metadata->partition_graphs.
 // ConfigProto.check_numerics (a TensorFlux extension) fails a step at the first node whose
 // floating-point output holds a NaN or Inf, naming it (runtime/executor.h).
+// Functions of the graph's library (GraphDef.library, merged by Extend) run through the
+// session's FunctionRuntime (runtime/function_runtime.h), registered in the device's
+// ResourceMgr, where kernels find it (GetFunctionLibrary in framework/function.h).
 // Variables and other resources live in the session's ResourceMgr (framework/resource_mgr.h),
 // one for its device: they persist across Run calls and are destroyed by Close() or the
 // destructor.
@@ -50,6 +53,7 @@
 #include "tensorflux/framework/resource_mgr.h"
 #include "tensorflux/graph/graph.h"
 #include "tensorflux/runtime/executor.h"
+#include "tensorflux/runtime/function_runtime.h"
 #include "tensorflux/runtime/session.h"
 
 namespace tensorflux {
@@ -85,6 +89,9 @@ class LocalSession : public Session {
       const std::vector<std::string>& targets);
 
   SessionOptions options_;
+  // Runs the library's functions (tf.data map/filter). Declared first so it is destroyed last:
+  // iterators in the resource manager may call it until they are gone.
+  std::shared_ptr<FunctionRuntime> function_runtime_;
   std::unique_ptr<ResourceMgr> resource_mgr_;  // the device's; outlives device_
   std::unique_ptr<CpuDevice> device_;
   std::unique_ptr<ThreadPool> inter_op_pool_;  // nullptr: run on the calling thread

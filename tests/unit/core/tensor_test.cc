@@ -1,4 +1,5 @@
 #include "tensorflux/core/tensor.h"
+#include "tensorflux/core/variant.h"
 
 #include <cstdint>
 #include <vector>
@@ -44,12 +45,45 @@ TEST(TensorTest, ZeroElementTensorIsInitializedWithoutBuffer) {
 }
 
 TEST(TensorTest, AllocateRejectsBadDtypes) {
-  for (DataType dt : {DT_INVALID, DT_COMPLEX64, DT_VARIANT, DT_QINT8, DT_FLOAT_REF}) {
+  for (DataType dt : {DT_INVALID, DT_COMPLEX64, DT_QINT8, DT_FLOAT_REF}) {
     auto t = Tensor::Allocate(dt, TensorShape({2}));
     ASSERT_FALSE(t.ok()) << DataTypeString(dt);
     EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_FALSE(Tensor(dt, TensorShape({2})).IsInitialized());
   }
+}
+
+// A VariantValue for the test: an int with a name.
+class Boxed : public VariantValue {
+ public:
+  explicit Boxed(int v) : v_(v) {}
+  std::string TypeName() const override { return "Boxed"; }
+  std::string DebugString() const override { return "Boxed(" + std::to_string(v_) + ")"; }
+  int v() const { return v_; }
+
+ private:
+  int v_;
+};
+
+TEST(TensorTest, VariantElementsAreSharedValues) {
+  auto t = Tensor::Allocate(DT_VARIANT, TensorShape({2}));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->flat<Variant>()[0].empty());
+  t->flat<Variant>()[1] = Variant(std::make_shared<Boxed>(7));
+  Tensor copy = t->DeepCopy();
+  ASSERT_NE(copy.flat<Variant>()[1].get<Boxed>(), nullptr);
+  EXPECT_EQ(copy.flat<Variant>()[1].get<Boxed>()->v(), 7);
+  // A deep copy copies the references: both tensors point at one value.
+  EXPECT_EQ(copy.flat<Variant>()[1].value(), t->flat<Variant>()[1].value());
+  EXPECT_EQ(t->SummarizeValue(), "[<Variant<empty>> <Boxed(7)>]");
+  // No wire form: the proto keeps dtype and shape, values cannot be decoded.
+  TensorProto p;
+  t->AsProtoField(&p);
+  EXPECT_EQ(p.dtype(), DT_VARIANT);
+  EXPECT_EQ(p.variant_val_size(), 0);
+  p.add_variant_val();
+  p.add_variant_val();
+  EXPECT_EQ(Tensor::FromProto(p).status().code(), absl::StatusCode::kUnimplemented);
 }
 
 TEST(TensorTest, AllocateHugeIsResourceExhausted) {

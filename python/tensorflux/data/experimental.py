@@ -1,0 +1,3 @@
+"""tx.data.experimental (TF 1.x's tf.data.experimental)."""
+
+from tensorflux.data.dataset_ops import AUTOTUNE  # noqa: F401

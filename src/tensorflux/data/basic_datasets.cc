@@ -1,0 +1,320 @@
+// Element-order transformations that keep the element spec: TakeDataset, SkipDataset,
+// RepeatDataset, ShardDataset and CacheDataset (in memory). TF's semantics: take/skip with a
+// negative count take/skip everything; repeat with a negative count repeats forever (and ends
+// when an epoch of the input is empty); shard keeps elements index, index + num_shards, ...
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflux/data/dataset.h"
+
+namespace tensorflux {
+namespace {
+
+// ---------------------------------------------------------------- Take / Skip
+
+class TakeSkipDataset : public SameSpecDataset {
+ public:
+  TakeSkipDataset(DatasetPtr input, int64_t count, bool skip)
+      : SameSpecDataset(std::move(input)), count_(count), skip_(skip) {}
+  std::string DebugString() const override {
+    return absl::StrCat(skip_ ? "SkipDatasetOp" : "TakeDatasetOp", "::Dataset(", count_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public UnaryDatasetIterator<TakeSkipDataset> {
+   public:
+    using UnaryDatasetIterator::UnaryDatasetIterator;
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      const int64_t count = dataset()->count_;
+      if (input_ == nullptr) {
+        *end = true;
+        return OkStatus();
+      }
+      if (dataset()->skip_) {
+        // Skip `count` (all when negative) on the first call, then pass everything through.
+        while (count < 0 || i_ < count) {
+          TX_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
+          if (*end) {
+            input_.reset();
+            return OkStatus();
+          }
+          ++i_;
+        }
+        return input_->GetNext(ctx, out, end);
+      }
+      if (count >= 0 && i_ >= count) {
+        *end = true;
+        input_.reset();
+        return OkStatus();
+      }
+      TX_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
+      if (*end) input_.reset();
+      ++i_;
+      return OkStatus();
+    }
+
+   private:
+    int64_t i_ = 0;  // elements taken / skipped so far
+  };
+
+  const int64_t count_;
+  const bool skip_;
+};
+
+template <bool kSkip>
+class TakeSkipDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  using UnaryDatasetOpKernel::UnaryDatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    TX_ASSIGN_OR_RETURN(int64_t count, ParseScalarInt64(ctx, 1, "count"));
+    return DatasetPtr(std::make_shared<TakeSkipDataset>(std::move(input), count, kSkip));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("TakeDataset").Device(DEVICE_CPU), TakeSkipDatasetOp<false>);
+REGISTER_KERNEL_BUILDER(Name("SkipDataset").Device(DEVICE_CPU), TakeSkipDatasetOp<true>);
+
+// ---------------------------------------------------------------- Repeat
+
+class RepeatDataset : public SameSpecDataset {
+ public:
+  RepeatDataset(DatasetPtr input, int64_t count)
+      : SameSpecDataset(std::move(input)), count_(count) {}
+  std::string DebugString() const override {
+    return absl::StrCat("RepeatDatasetOp::Dataset(", count_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public DatasetIterator<RepeatDataset> {
+   public:
+    using DatasetIterator::DatasetIterator;
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      const int64_t count = dataset()->count_;
+      while (count < 0 || epoch_ < count) {
+        if (input_ == nullptr) {
+          TX_ASSIGN_OR_RETURN(input_, dataset()->input()->MakeIterator(ctx));
+          epoch_empty_ = true;
+        }
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
+        if (!*end) {
+          epoch_empty_ = false;
+          return OkStatus();
+        }
+        *end = false;
+        input_.reset();
+        ++epoch_;
+        // An empty epoch would make an infinite repeat spin forever: stop (TF does the same).
+        if (epoch_empty_) break;
+      }
+      *end = true;
+      return OkStatus();
+    }
+
+   private:
+    std::unique_ptr<IteratorBase> input_;
+    int64_t epoch_ = 0;
+    bool epoch_empty_ = true;
+  };
+
+  const int64_t count_;
+};
+
+class RepeatDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  using UnaryDatasetOpKernel::UnaryDatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    TX_ASSIGN_OR_RETURN(int64_t count, ParseScalarInt64(ctx, 1, "count"));
+    return DatasetPtr(std::make_shared<RepeatDataset>(std::move(input), count));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("RepeatDataset").Device(DEVICE_CPU), RepeatDatasetOp);
+
+// ---------------------------------------------------------------- Shard
+
+class ShardDataset : public SameSpecDataset {
+ public:
+  ShardDataset(DatasetPtr input, int64_t num_shards, int64_t index, bool require_non_empty)
+      : SameSpecDataset(std::move(input)),
+        num_shards_(num_shards),
+        index_(index),
+        require_non_empty_(require_non_empty) {}
+  std::string DebugString() const override {
+    return absl::StrCat("ShardDatasetOp::Dataset(", num_shards_, ", ", index_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public UnaryDatasetIterator<ShardDataset> {
+   public:
+    using UnaryDatasetIterator::UnaryDatasetIterator;
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      const ShardDataset& d = *dataset();
+      if (input_ == nullptr) {
+        *end = true;
+        return OkStatus();
+      }
+      while (true) {
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
+        if (*end) {
+          input_.reset();
+          if (produced_ == 0 && d.require_non_empty_) {
+            return errors::InvalidArgument("Shard ", d.index_, " of ", d.num_shards_,
+                                           " is empty and require_non_empty is set");
+          }
+          return OkStatus();
+        }
+        if (position_++ % d.num_shards_ == d.index_) {
+          ++produced_;
+          return OkStatus();
+        }
+        out->clear();
+      }
+    }
+
+   private:
+    int64_t position_ = 0;
+    int64_t produced_ = 0;
+  };
+
+  const int64_t num_shards_, index_;
+  const bool require_non_empty_;
+};
+
+class ShardDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  explicit ShardDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
+    Status s = ctx->GetAttr("require_non_empty", &require_non_empty_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    TX_ASSIGN_OR_RETURN(int64_t num_shards, ParseScalarInt64(ctx, 1, "num_shards"));
+    TX_ASSIGN_OR_RETURN(int64_t index, ParseScalarInt64(ctx, 2, "index"));
+    if (num_shards <= 0) {
+      return errors::InvalidArgument("Number of shards must be greater than zero (currently "
+                                     "num_shards = ", num_shards, ").");
+    }
+    if (index < 0 || index >= num_shards) {
+      return errors::InvalidArgument("Index must be between 0 and ", num_shards - 1,
+                                     " (currently index = ", index, ").");
+    }
+    return DatasetPtr(
+        std::make_shared<ShardDataset>(std::move(input), num_shards, index, require_non_empty_));
+  }
+
+ private:
+  bool require_non_empty_ = false;
+};
+
+REGISTER_KERNEL_BUILDER(Name("ShardDataset").Device(DEVICE_CPU), ShardDatasetOp);
+
+// ---------------------------------------------------------------- Cache (in memory)
+
+// The elements of the first complete pass, shared by the dataset's later iterators. An
+// iterator that stops early (or fails) leaves the cache empty, so the next one reads the input.
+struct MemoryCache {
+  std::mutex mu;
+  bool complete = false;
+  std::vector<std::vector<Tensor>> elements;
+};
+
+class CacheDataset : public SameSpecDataset {
+ public:
+  explicit CacheDataset(DatasetPtr input)
+      : SameSpecDataset(std::move(input)), cache_(std::make_shared<MemoryCache>()) {}
+  std::string DebugString() const override { return "CacheDatasetOp::MemoryDataset"; }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public DatasetIterator<CacheDataset> {
+   public:
+    using DatasetIterator::DatasetIterator;
+    Status Initialize(IteratorContext* ctx) override {
+      MemoryCache& c = *dataset()->cache_;
+      std::lock_guard<std::mutex> l(c.mu);
+      if (c.complete) return OkStatus();  // read from the cache (immutable once complete)
+      TX_ASSIGN_OR_RETURN(input_, dataset()->input()->MakeIterator(ctx));
+      return OkStatus();
+    }
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      MemoryCache& c = *dataset()->cache_;
+      if (input_ == nullptr) {
+        if (i_ >= static_cast<int64_t>(c.elements.size())) {  // complete: immutable
+          *end = true;
+          return OkStatus();
+        }
+        *out = c.elements[i_++];
+        return OkStatus();
+      }
+      TX_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
+      if (!*end) {
+        pending_.push_back(*out);
+        return OkStatus();
+      }
+      input_.reset();
+      std::lock_guard<std::mutex> l(c.mu);
+      if (!c.complete) {
+        c.elements = std::move(pending_);
+        c.complete = true;
+      }
+      pending_.clear();
+      i_ = INT64_MAX;
+      return OkStatus();
+    }
+
+   private:
+    std::unique_ptr<IteratorBase> input_;  // null when reading the cache
+    std::vector<std::vector<Tensor>> pending_;
+    int64_t i_ = 0;
+  };
+
+  std::shared_ptr<MemoryCache> cache_;
+};
+
+class CacheDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  using UnaryDatasetOpKernel::UnaryDatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    const Tensor& f = ctx->input(1);
+    if (f.dtype() != DT_STRING || f.dims() != 0) {
+      return errors::InvalidArgument("filename must be a string scalar, got ",
+                                     f.shape().DebugString());
+    }
+    if (!f.scalar<std::string>().empty()) {
+      return errors::Unimplemented("CacheDataset to a file (filename '", f.scalar<std::string>(),
+                                   "') is not implemented; use filename '' (memory)");
+    }
+    return DatasetPtr(std::make_shared<CacheDataset>(std::move(input)));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("CacheDataset").Device(DEVICE_CPU), CacheDatasetOp);
+
+}  // namespace
+}  // namespace tensorflux

@@ -1,0 +1,353 @@
+// Datasets that run a library function per element (TF's MapDataset, ParallelMapDatasetV2,
+// FilterDataset). The function (attr `f` / `predicate`, a FunctionDef of the graph's library)
+// takes the element's components followed by `other_arguments` (captured tensors) and runs
+// through the session's FunctionLibraryRuntime (framework/function.h) with no Python involved.
+//
+// Map: the function's results are the new element; their dtypes must be output_types and
+// their shapes compatible with output_shapes (INVALID_ARGUMENT otherwise).
+// ParallelMapDatasetV2: up to num_parallel_calls (> 0, or -1 = AUTOTUNE: one per core) calls
+// run at once on the iterator's own thread pool, fed from the input in order. `deterministic`
+// "true" / "default" returns results in input order; "false" returns whichever is done first.
+// Filter: the predicate returns a bool scalar (INVALID_ARGUMENT otherwise); elements for which
+// it is false are dropped.
+// Errors from the function name the function's node ("{{node add}} (op AddV2): ...").
+#include <condition_variable>
+#include <deque>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflux/core/threadpool.h"
+#include "tensorflux/data/dataset.h"
+#include "tensorflux/framework/function.h"
+
+namespace tensorflux {
+namespace {
+
+// A function attr plus its captured arguments, instantiated per iterator.
+class CapturedFunction {
+ public:
+  CapturedFunction(std::string name, std::vector<Tensor> captured)
+      : name_(std::move(name)), captured_(std::move(captured)) {}
+  const std::string& name() const { return name_; }
+
+  // Instantiates the function in ctx's runtime and checks its result dtypes (when `rets` is
+  // non-null). Sets *out.
+  Status Instantiate(IteratorContext* ctx, const DataTypeVector* rets,
+                     FunctionLibraryRuntime::Handle* out) const {
+    if (ctx->function_library == nullptr) {
+      return errors::FailedPrecondition("No function runtime to run ", name_);
+    }
+    TX_ASSIGN_OR_RETURN(*out, ctx->function_library->Instantiate(name_));
+    if (rets != nullptr && ctx->function_library->RetTypes(*out) != *rets) {
+      return errors::InvalidArgument("Function ", name_, " returns [",
+                                     DataTypeVectorString(ctx->function_library->RetTypes(*out)),
+                                     "] but the dataset's output_types are [",
+                                     DataTypeVectorString(*rets), "]");
+    }
+    return OkStatus();
+  }
+
+  Status Run(const std::shared_ptr<FunctionLibraryRuntime>& flr,
+             FunctionLibraryRuntime::Handle h, std::vector<Tensor> element,
+             std::vector<Tensor>* rets) const {
+    for (const Tensor& c : captured_) element.push_back(c);
+    return flr->Run(h, std::move(element), rets);
+  }
+
+ private:
+  const std::string name_;
+  const std::vector<Tensor> captured_;
+};
+
+// ---------------------------------------------------------------- Map / ParallelMap
+
+class MapDataset : public DatasetBase {
+ public:
+  // num_parallel_calls 0: sequential (MapDataset).
+  MapDataset(DatasetPtr input, CapturedFunction fn, DataTypeVector types,
+             std::vector<PartialTensorShape> shapes, int num_parallel_calls, bool deterministic)
+      : input_(std::move(input)),
+        fn_(std::move(fn)),
+        types_(std::move(types)),
+        shapes_(std::move(shapes)),
+        num_parallel_calls_(num_parallel_calls),
+        deterministic_(deterministic) {}
+
+  const DataTypeVector& output_dtypes() const override { return types_; }
+  const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
+  const DatasetPtr& input() const { return input_; }
+  std::string DebugString() const override {
+    return num_parallel_calls_ == 0
+               ? absl::StrCat("MapDatasetOp::Dataset(", fn_.name(), ")")
+               : absl::StrCat("ParallelMapDatasetV2Op::Dataset(", fn_.name(), ", ",
+                              num_parallel_calls_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  // One call of the function: its result once done.
+  struct Call {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    Status status;
+    std::vector<Tensor> out;
+  };
+
+  class Iterator : public UnaryDatasetIterator<MapDataset> {
+   public:
+    using UnaryDatasetIterator::UnaryDatasetIterator;
+    ~Iterator() override {
+      // Wait for calls in flight: they reference the runtime and the dataset.
+      for (auto& c : calls_) {
+        std::unique_lock<std::mutex> l(c->mu);
+        c->cv.wait(l, [&] { return c->done; });
+      }
+      pool_.reset();
+    }
+    Status Initialize(IteratorContext* ctx) override {
+      const MapDataset& d = *dataset();
+      flr_ = ctx->function_library;
+      TX_RETURN_IF_ERROR(d.fn_.Instantiate(ctx, &d.types_, &handle_));
+      TX_RETURN_IF_ERROR(UnaryDatasetIterator::Initialize(ctx));
+      if (d.num_parallel_calls_ > 0) {
+        pool_ = std::make_unique<ThreadPool>("tx_parallel_map", d.num_parallel_calls_);
+      }
+      return OkStatus();
+    }
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      const MapDataset& d = *dataset();
+      if (pool_ == nullptr) {
+        if (input_ == nullptr) {
+          *end = true;
+          return OkStatus();
+        }
+        std::vector<Tensor> in;
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &in, end));
+        if (*end) {
+          input_.reset();
+          return OkStatus();
+        }
+        TX_RETURN_IF_ERROR(d.fn_.Run(flr_, handle_, std::move(in), out));
+        return d.CheckResult(*out);
+      }
+      // Parallel: keep num_parallel_calls calls in flight, then take one that is done.
+      while (input_ != nullptr && static_cast<int>(calls_.size()) < d.num_parallel_calls_) {
+        std::vector<Tensor> in;
+        bool in_end = false;
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &in, &in_end));
+        if (in_end) {
+          input_.reset();
+          break;
+        }
+        auto call = std::make_shared<Call>();
+        calls_.push_back(call);
+        pool_->Schedule([call, in = std::move(in), flr = flr_, h = handle_, fn = &d.fn_]() {
+          std::vector<Tensor> rets;
+          Status s = fn->Run(flr, h, in, &rets);
+          std::lock_guard<std::mutex> l(call->mu);
+          call->status = s;
+          call->out = std::move(rets);
+          call->done = true;
+          call->cv.notify_all();
+        });
+      }
+      if (calls_.empty()) {
+        *end = true;
+        return OkStatus();
+      }
+      std::shared_ptr<Call> call = d.deterministic_ ? calls_.front() : WaitForAny();
+      {
+        std::unique_lock<std::mutex> l(call->mu);
+        call->cv.wait(l, [&] { return call->done; });
+      }
+      for (auto it = calls_.begin(); it != calls_.end(); ++it) {
+        if (*it == call) {
+          calls_.erase(it);
+          break;
+        }
+      }
+      TX_RETURN_IF_ERROR(call->status);
+      *out = std::move(call->out);
+      return d.CheckResult(*out);
+    }
+
+   private:
+    // The first call in input order that is done; polls briefly while none is.
+    std::shared_ptr<Call> WaitForAny() {
+      while (true) {
+        for (auto& c : calls_) {
+          std::lock_guard<std::mutex> l(c->mu);
+          if (c->done) return c;
+        }
+        std::unique_lock<std::mutex> l(calls_.front()->mu);
+        calls_.front()->cv.wait_for(l, std::chrono::microseconds(200),
+                                    [&] { return calls_.front()->done; });
+      }
+    }
+
+    std::shared_ptr<FunctionLibraryRuntime> flr_;
+    FunctionLibraryRuntime::Handle handle_ = -1;
+    std::deque<std::shared_ptr<Call>> calls_;  // in input order
+    std::unique_ptr<ThreadPool> pool_;
+  };
+
+  Status CheckResult(const std::vector<Tensor>& out) const {
+    if (out.size() != types_.size()) {
+      return errors::InvalidArgument("Function ", fn_.name(), " returned ", out.size(),
+                                     " values, expected ", types_.size());
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      TX_RETURN_IF_ERROR(CheckElementComponent(absl::StrCat("Function ", fn_.name(), "'s result"),
+                                               static_cast<int>(i), out[i], types_[i],
+                                               shapes_[i]));
+    }
+    return OkStatus();
+  }
+
+  const DatasetPtr input_;
+  const CapturedFunction fn_;
+  const DataTypeVector types_;
+  const std::vector<PartialTensorShape> shapes_;
+  const int num_parallel_calls_;
+  const bool deterministic_;
+};
+
+// A kernel's function attr (`f` / `predicate`) and number of captured arguments (Targuments).
+struct FunctionAttrs {
+  std::string func;
+  int num_captured = 0;
+
+  Status Read(OpKernelConstruction* ctx, const char* attr) {
+    NameAttrList f;
+    TX_RETURN_IF_ERROR(ctx->GetAttr(attr, &f));
+    func = f.name();
+    DataTypeVector targs;
+    TX_RETURN_IF_ERROR(ctx->GetAttr("Targuments", &targs));
+    num_captured = static_cast<int>(targs.size());
+    return OkStatus();
+  }
+  // The function with the captured `other_arguments` (inputs 1 .. num_captured).
+  CapturedFunction Capture(OpKernelContext* ctx) const {
+    std::vector<Tensor> captured;
+    for (int i = 0; i < num_captured; ++i) captured.push_back(ctx->input(1 + i));
+    return CapturedFunction(func, std::move(captured));
+  }
+};
+
+class MapDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  explicit MapDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, fn_.Read(ctx, "f"));
+    parallel_ = ctx->def().op() == "ParallelMapDatasetV2";
+    if (parallel_) {
+      std::string det;
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("deterministic", &det));
+      OP_REQUIRES(ctx, det == "true" || det == "false" || det == "default",
+                  errors::InvalidArgument("deterministic must be 'true', 'false' or "
+                                          "'default', got '", det, "'"));
+      deterministic_ = det != "false";
+    }
+  }
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    int64_t parallel = 0;
+    if (parallel_) {
+      TX_ASSIGN_OR_RETURN(parallel, ParseScalarInt64(ctx, 1 + fn_.num_captured,
+                                                     "num_parallel_calls"));
+      if (parallel == -1) parallel = ThreadPool::DefaultNumThreads();
+      if (parallel <= 0 || parallel > 4096) {
+        return errors::InvalidArgument("num_parallel_calls must be in [1, 4096] or -1 "
+                                       "(AUTOTUNE), got ", parallel);
+      }
+    }
+    return DatasetPtr(std::make_shared<MapDataset>(std::move(input), fn_.Capture(ctx),
+                                                   output_types_, output_shapes_,
+                                                   static_cast<int>(parallel), deterministic_));
+  }
+
+ private:
+  FunctionAttrs fn_;
+  bool parallel_ = false;
+  bool deterministic_ = true;
+};
+
+REGISTER_KERNEL_BUILDER(Name("MapDataset").Device(DEVICE_CPU), MapDatasetOp);
+REGISTER_KERNEL_BUILDER(Name("ParallelMapDatasetV2").Device(DEVICE_CPU), MapDatasetOp);
+
+// ---------------------------------------------------------------- Filter
+
+class FilterDataset : public SameSpecDataset {
+ public:
+  FilterDataset(DatasetPtr input, CapturedFunction pred)
+      : SameSpecDataset(std::move(input)), pred_(std::move(pred)) {}
+  std::string DebugString() const override {
+    return absl::StrCat("FilterDatasetOp::Dataset(", pred_.name(), ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public UnaryDatasetIterator<FilterDataset> {
+   public:
+    using UnaryDatasetIterator::UnaryDatasetIterator;
+    Status Initialize(IteratorContext* ctx) override {
+      flr_ = ctx->function_library;
+      const DataTypeVector want{DT_BOOL};
+      TX_RETURN_IF_ERROR(dataset()->pred_.Instantiate(ctx, &want, &handle_));
+      return UnaryDatasetIterator::Initialize(ctx);
+    }
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      while (input_ != nullptr) {
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
+        if (*end) {
+          input_.reset();
+          return OkStatus();
+        }
+        std::vector<Tensor> keep;
+        TX_RETURN_IF_ERROR(dataset()->pred_.Run(flr_, handle_, *out, &keep));
+        if (keep.size() != 1 || keep[0].dtype() != DT_BOOL || keep[0].NumElements() != 1) {
+          return errors::InvalidArgument("Filter predicate `", dataset()->pred_.name(),
+                                         "` must return a scalar bool.");
+        }
+        if (keep[0].flat<bool>()[0]) return OkStatus();
+        out->clear();
+      }
+      *end = true;
+      return OkStatus();
+    }
+
+   private:
+    std::shared_ptr<FunctionLibraryRuntime> flr_;
+    FunctionLibraryRuntime::Handle handle_ = -1;
+  };
+
+  const CapturedFunction pred_;
+};
+
+class FilterDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  explicit FilterDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, fn_.Read(ctx, "predicate"));
+  }
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    return DatasetPtr(std::make_shared<FilterDataset>(std::move(input), fn_.Capture(ctx)));
+  }
+
+ private:
+  FunctionAttrs fn_;
+};
+
+REGISTER_KERNEL_BUILDER(Name("FilterDataset").Device(DEVICE_CPU), FilterDatasetOp);
+
+}  // namespace
+}  // namespace tensorflux

@@ -1,0 +1,243 @@
+// ShuffleDataset (a random-draw buffer) and PrefetchDataset (a background producer thread).
+//
+// Shuffle: the iterator keeps up to buffer_size input elements; each GetNext refills the
+// buffer, draws a uniform index from a Philox stream (core/philox.h), returns that element and
+// moves the last one into its slot. The stream of an iterator comes from (seed, seed2):
+//   - reshuffle_each_iteration = false: every iterator restarts the stream at (seed, seed2), so
+//     every pass has the same order;
+//   - reshuffle_each_iteration = true: the kernel keeps one generator per (seed, seed2) for as
+//     long as the session keeps it (TF 1.x keeps it in the resource manager), and every new
+//     iterator (each repeat() epoch, each re-run initializer) starts at the next range of it, so
+//     passes differ but the sequence of passes is the same in every fresh session.
+//   seed == seed2 == 0 draws a nondeterministic generator.
+//
+// Prefetch: a thread started by the iterator calls the input's GetNext and keeps up to
+// buffer_size results (elements, errors or the end) in order; GetNext takes the oldest. The
+// iterator's destructor cancels and joins the thread (it finishes the input GetNext in
+// progress first). buffer_size -1 (AUTOTUNE) uses kAutotuneBufferSize; 0 returns the input.
+#include <condition_variable>
+#include <deque>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflux/core/philox.h"
+#include "tensorflux/data/dataset.h"
+
+namespace tensorflux {
+namespace {
+
+// ---------------------------------------------------------------- Shuffle
+
+class ShuffleDataset : public SameSpecDataset {
+ public:
+  // `generator` non-null: reshuffle each iteration from it; null: every iterator starts at
+  // `fixed`.
+  ShuffleDataset(DatasetPtr input, int64_t buffer_size, std::shared_ptr<random::GuardedPhilox> gen,
+                 random::Philox4x32 fixed)
+      : SameSpecDataset(std::move(input)),
+        buffer_size_(buffer_size),
+        generator_(std::move(gen)),
+        fixed_(fixed) {}
+  std::string DebugString() const override {
+    return absl::StrCat("ShuffleDatasetOp::Dataset(", buffer_size_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    // 2^40 counters per iterator: more words than any pass can draw.
+    return std::make_unique<Iterator>(
+        this, generator_ != nullptr ? generator_->Reserve(uint64_t{1} << 40) : fixed_);
+  }
+
+ private:
+  class Iterator : public UnaryDatasetIterator<ShuffleDataset> {
+   public:
+    Iterator(const ShuffleDataset* d, random::Philox4x32 gen)
+        : UnaryDatasetIterator(d), words_(gen) {}
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      while (input_ != nullptr &&
+             static_cast<int64_t>(buffer_.size()) < dataset()->buffer_size_) {
+        std::vector<Tensor> e;
+        bool e_end = false;
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &e, &e_end));
+        if (e_end) {
+          input_.reset();
+          break;
+        }
+        buffer_.push_back(std::move(e));
+      }
+      if (buffer_.empty()) {
+        *end = true;
+        return OkStatus();
+      }
+      const size_t i = words_.Next64() % buffer_.size();
+      *out = std::move(buffer_[i]);
+      if (i + 1 != buffer_.size()) buffer_[i] = std::move(buffer_.back());
+      buffer_.pop_back();
+      return OkStatus();
+    }
+
+   private:
+    std::vector<std::vector<Tensor>> buffer_;
+    random::PhiloxWordStream words_;
+  };
+
+  const int64_t buffer_size_;
+  const std::shared_ptr<random::GuardedPhilox> generator_;
+  const random::Philox4x32 fixed_;
+};
+
+class ShuffleDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  explicit ShuffleDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
+    Status s = ctx->GetAttr("reshuffle_each_iteration", &reshuffle_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    TX_ASSIGN_OR_RETURN(int64_t buffer_size, ParseScalarInt64(ctx, 1, "buffer_size"));
+    TX_ASSIGN_OR_RETURN(int64_t seed, ParseScalarInt64(ctx, 2, "seed"));
+    TX_ASSIGN_OR_RETURN(int64_t seed2, ParseScalarInt64(ctx, 3, "seed2"));
+    if (buffer_size <= 0) {
+      return errors::InvalidArgument("buffer_size must be greater than zero, got ",
+                                     buffer_size);
+    }
+    std::shared_ptr<random::GuardedPhilox> gen;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (generator_ == nullptr || seed != seed_ || seed2 != seed2_ || (seed == 0 && seed2 == 0)) {
+        generator_ = std::make_shared<random::GuardedPhilox>();
+        generator_->Init(seed, seed2);
+        seed_ = seed;
+        seed2_ = seed2;
+      }
+      gen = generator_;
+    }
+    random::Philox4x32 fixed;
+    if (!reshuffle_) {
+      fixed = gen->Reserve(1);  // (seed, seed2)'s first range, or a random one for (0, 0)
+      if (seed != 0 || seed2 != 0) fixed = random::Philox4x32::FromSeeds(seed, seed2);
+      gen = nullptr;
+    }
+    return DatasetPtr(
+        std::make_shared<ShuffleDataset>(std::move(input), buffer_size, std::move(gen), fixed));
+  }
+
+ private:
+  bool reshuffle_ = true;
+  std::mutex mu_;
+  std::shared_ptr<random::GuardedPhilox> generator_;
+  int64_t seed_ = 0, seed2_ = 0;
+};
+
+REGISTER_KERNEL_BUILDER(Name("ShuffleDataset").Device(DEVICE_CPU), ShuffleDatasetOp);
+
+// ---------------------------------------------------------------- Prefetch
+
+constexpr int64_t kAutotuneBufferSize = 16;
+
+class PrefetchDataset : public SameSpecDataset {
+ public:
+  PrefetchDataset(DatasetPtr input, int64_t buffer_size)
+      : SameSpecDataset(std::move(input)), buffer_size_(buffer_size) {}
+  std::string DebugString() const override {
+    return absl::StrCat("PrefetchDatasetOp::Dataset(", buffer_size_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public UnaryDatasetIterator<PrefetchDataset> {
+   public:
+    using UnaryDatasetIterator::UnaryDatasetIterator;
+    ~Iterator() override {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        cancelled_ = true;
+      }
+      cv_.notify_all();
+      if (thread_.joinable()) thread_.join();
+    }
+    Status Initialize(IteratorContext* ctx) override {
+      ctx_ = *ctx;
+      TX_RETURN_IF_ERROR(UnaryDatasetIterator::Initialize(ctx));
+      thread_ = std::thread([this] { Produce(); });
+      return OkStatus();
+    }
+    Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [this] { return !buffer_.empty(); });
+      Result r = std::move(buffer_.front());
+      if (!r.end) buffer_.pop_front();  // the end stays, so later calls see it too
+      l.unlock();
+      cv_.notify_all();
+      *out = std::move(r.element);
+      *end = r.end;
+      return r.status;
+    }
+
+   private:
+    struct Result {
+      Status status;
+      std::vector<Tensor> element;
+      bool end = false;
+    };
+
+    void Produce() {
+      while (true) {
+        {
+          std::unique_lock<std::mutex> l(mu_);
+          cv_.wait(l, [this] {
+            return cancelled_ ||
+                   static_cast<int64_t>(buffer_.size()) < dataset()->buffer_size_;
+          });
+          if (cancelled_) return;
+        }
+        Result r;
+        r.status = input_->GetNext(&ctx_, &r.element, &r.end);
+        const bool last = r.status.ok() && r.end;
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          buffer_.push_back(std::move(r));
+        }
+        cv_.notify_all();
+        if (last) return;
+      }
+    }
+
+    IteratorContext ctx_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::deque<Result> buffer_;
+    bool cancelled_ = false;
+    std::thread thread_;  // last: joined (in the destructor) before the members above go
+  };
+
+  const int64_t buffer_size_;
+};
+
+class PrefetchDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  using UnaryDatasetOpKernel::UnaryDatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    TX_ASSIGN_OR_RETURN(int64_t buffer_size, ParseScalarInt64(ctx, 1, "buffer_size"));
+    if (buffer_size < -1) {
+      return errors::InvalidArgument("buffer_size must be >= 0 or -1 (AUTOTUNE), got ",
+                                     buffer_size);
+    }
+    if (buffer_size == 0) return input;
+    if (buffer_size == -1) buffer_size = kAutotuneBufferSize;
+    return DatasetPtr(std::make_shared<PrefetchDataset>(std::move(input), buffer_size));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("PrefetchDataset").Device(DEVICE_CPU), PrefetchDatasetOp);
+
+}  // namespace
+}  // namespace tensorflux
