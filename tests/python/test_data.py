@@ -317,7 +317,25 @@ def test_filter_predicate_must_be_bool(graph):
         tx.data.Dataset.range(3).filter(lambda v: v)
 
 
-def test_map_cannot_capture_outer_tensors(graph):
+def test_map_and_filter_capture_outer_tensors_at_initialization(graph):
     c = tx.constant(3, tx.int64)
-    with pytest.raises(ValueError, match="outer"):
-        tx.data.Dataset.range(3).map(lambda v: v + c)
+    assert drain(tx.data.Dataset.range(4).map(lambda v: v + c)) == [3, 4, 5, 6]
+    # A placeholder captured by map and filter is read when the initializer runs.
+    scale = tx.placeholder(tx.float32, [])
+    limit = tx.placeholder(tx.float32, [])
+    ds = (tx.data.Dataset.from_tensor_slices(np.arange(6, dtype=np.float32))
+          .map(lambda v: v * scale).filter(lambda v: tx.less(v, limit)))
+    it = tx.data.make_initializable_iterator(ds)
+    nxt = it.get_next()
+    fdefs = graph.as_graph_def().library.function
+    assert [len(f.signature.input_arg) for f in fdefs][-2:] == [2, 2]  # element + capture
+    with tx.Session() as sess:
+        for k, lim in [(2.0, 7.0), (10.0, 25.0)]:
+            sess.run(it.initializer, feed_dict={scale: k, limit: lim})
+            got = []
+            while True:
+                try:
+                    got.append(float(sess.run(nxt)))
+                except tx.errors.OutOfRangeError:
+                    break
+            assert got == [k * v for v in range(6) if k * v < lim]

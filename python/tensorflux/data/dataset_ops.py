@@ -229,17 +229,17 @@ class Dataset(ElementStructure):
         """map_func applied to every element (a tuple element is passed as map_func(*element)).
 
         map_func is traced once into a function of the graph's library and runs in C++ for
-        each element; num_parallel_calls (an int or AUTOTUNE) runs that many calls at once,
+        each element; tensors of the graph it uses are captured by value when the dataset op
+        runs (at iterator initialization); num_parallel_calls (an int or AUTOTUNE) runs that many calls at once,
         deterministic (default True) keeps the input order."""
         traced = self._trace(map_func, "Dataset_map")
-        attrs = dict(f=_func_attr(traced.name), Targuments=[],
+        attrs = dict(f=_func_attr(traced.name), other_arguments=traced.captured_inputs,
                      output_types=traced.output_types, output_shapes=traced.output_shapes)
         if num_parallel_calls is None:
-            variant = apply_op("MapDataset", input_dataset=self._variant_tensor,
-                               other_arguments=[], **attrs)
+            variant = apply_op("MapDataset", input_dataset=self._variant_tensor, **attrs)
         else:
             variant = apply_op(
-                "ParallelMapDatasetV2", input_dataset=self._variant_tensor, other_arguments=[],
+                "ParallelMapDatasetV2", input_dataset=self._variant_tensor,
                 num_parallel_calls=_int64(num_parallel_calls, "num_parallel_calls"),
                 deterministic=("default" if deterministic is None
                                else "true" if deterministic else "false"), **attrs)
@@ -255,8 +255,8 @@ class Dataset(ElementStructure):
             raise ValueError("`predicate` return type must be convertible to a scalar boolean "
                              "tensor. Was %s %s." % (traced.output_types, traced.output_shapes))
         variant = apply_op("FilterDataset", input_dataset=self._variant_tensor,
-                           other_arguments=[], predicate=_func_attr(traced.name), Targuments=[],
-                           **self._spec_attrs())
+                           other_arguments=traced.captured_inputs,
+                           predicate=_func_attr(traced.name), **self._spec_attrs())
         return self._same_spec(variant)
 
     def _trace(self, fn, hint):

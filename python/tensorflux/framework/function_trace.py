@@ -6,8 +6,10 @@ placeholder (arg0, arg1, ...), one output arg per returned tensor (output_0, ...
 with inputs in TF's "node:output_arg:index" form. The C++ runtime
 (src/tensorflux/runtime/function_runtime.h) instantiates and runs it with no Python involved.
 
-The function may create any ops (constants, math, random ops with the outer graph's seed), but
-may not use tensors of the outer graph (ValueError naming the tensor).
+The function may create any ops (constants, math, random ops with the outer graph's seed) and
+use tensors of the outer graph: each one it uses is captured, becoming an extra input arg fed
+from the outer tensor (the `other_arguments` of MapDataset / FilterDataset), so its value is
+taken when the dataset op runs (when the iterator is initialized), not per element.
 """
 
 import re
@@ -17,10 +19,44 @@ from tensorflux.framework import graph as graph_lib
 from tensorflux.framework import ops
 
 
-class TracedFunction:
-    """A FunctionDef plus the structure, dtypes and static shapes of its results."""
+class _FuncGraph(graph_lib.Graph):
+    """The graph a function is traced in: inputs from the outer graph (or its outer graphs)
+    are replaced by placeholders recorded in `captures` (outer tensor, placeholder)."""
 
-    def __init__(self, fdef, output_structure, output_types, output_shapes):
+    def __init__(self, outer):
+        super().__init__()
+        self._outer_graph = outer
+        self.seed = outer.seed
+        self.captures = []
+        self._captured_by_name = {}
+
+    def _capture(self, t):
+        ph = self._captured_by_name.get(t.name)
+        if ph is None:
+            from tensorflux.ops import array_ops  # pylint: disable=g-import-not-at-top
+            with self.as_default():
+                ph = array_ops.placeholder(t.dtype.base_dtype, t.shape,
+                                           name="captured_%d" % len(self.captures))
+            self.captures.append((t, ph))
+            self._captured_by_name[t.name] = ph
+        return ph
+
+    def _create_op_internal(self, op_type, inputs, attrs=None, name=None, control_inputs=(),
+                            **kwargs):
+        inputs = [self._capture(t) if isinstance(t, ops.Tensor) and t.graph is not self
+                  and ops._captures_from(self, t.graph) else t  # pylint: disable=protected-access
+                  for t in inputs]
+        control_inputs = [c for c in control_inputs if c.graph is self]
+        return super()._create_op_internal(op_type, inputs, attrs, name, control_inputs,
+                                           **kwargs)
+
+
+class TracedFunction:
+    """A FunctionDef plus the structure, dtypes and static shapes of its results, and the outer
+    tensors it captured (fed as its last args)."""
+
+    def __init__(self, fdef, output_structure, output_types, output_shapes, captured_inputs):
+        self.captured_inputs = captured_inputs
         self.function_def = fdef
         self.output_structure = output_structure
         self.output_types = output_types  # flat
@@ -61,40 +97,28 @@ def trace_function(fn, arg_structure, arg_types, arg_shapes, name_hint, call_unp
     from tensorflux.data import nest  # pylint: disable=g-import-not-at-top
     from tensorflux.ops import array_ops  # pylint: disable=g-import-not-at-top
     outer = ops.get_default_graph()
-    g = graph_lib.Graph()
-    g.seed = outer.seed
+    g = _FuncGraph(outer)
     with g.as_default():
         phs = [array_ops.placeholder(t, s, name="arg%d" % i)
                for i, (t, s) in enumerate(zip(arg_types, arg_shapes))]
         args = nest.pack_sequence_as(arg_structure, phs)
-        try:
-            if call_unpacked and isinstance(args, tuple) and not hasattr(args, "_fields"):
-                result = fn(*args)
-            else:
-                result = fn(args)
-        except ValueError as e:
-            if "must be from the same graph" in str(e):
-                raise ValueError("The function passed to %s uses a tensor of the outer graph "
-                                 "(%s); capturing outer tensors is not supported: create the "
-                                 "values inside the function" % (name_hint, e)) from None
-            raise
+        if call_unpacked and isinstance(args, tuple) and not hasattr(args, "_fields"):
+            result = fn(*args)
+        else:
+            result = fn(args)
         if result is None:
             raise ValueError("The function passed to %s returned None" % name_hint)
         flat = [ops.convert_to_tensor(r) for r in nest.flatten(result)]
-        for t in flat:
-            if t.graph is not g:
-                raise ValueError("The function passed to %s returned %s, a tensor of the outer "
-                                 "graph; capturing outer tensors is not supported" %
-                                 (name_hint, t.name))
         outs = [array_ops.identity(t, name="output_%d" % i) for i, t in enumerate(flat)]
 
-    arg_of = {ph.op.name: "arg%d" % i for i, ph in enumerate(phs)}
+    all_args = phs + [ph for _, ph in g.captures]
+    arg_of = {ph.op.name: "arg%d" % i for i, ph in enumerate(all_args)}
     fdef = function_pb2.FunctionDef()
     fdef.signature.name = _unique_function_name(outer, name_hint)
-    for i, t in enumerate(arg_types):
+    for i, ph in enumerate(all_args):
         a = fdef.signature.input_arg.add()
         a.name = "arg%d" % i
-        a.type = t.as_datatype_enum
+        a.type = ph.dtype.base_dtype.as_datatype_enum
     for i, t in enumerate(flat):
         a = fdef.signature.output_arg.add()
         a.name = "output_%d" % i
@@ -117,4 +141,5 @@ def trace_function(fn, arg_structure, arg_types, arg_shapes, name_hint, call_unp
             nd.input.append("^" + arg_of.get(c.name, c.name))
     outer._add_function(fdef)  # pylint: disable=protected-access
     return TracedFunction(fdef, nest.pack_sequence_as(result, flat),
-                          [t.dtype.base_dtype for t in flat], [t.shape for t in flat])
+                          [t.dtype.base_dtype for t in flat], [t.shape for t in flat],
+                          [t for t, _ in g.captures])

@@ -375,12 +375,26 @@ def add_to_collection(name, value):
     get_default_graph().add_to_collection(name, value)
 
 
+def _captures_from(graph, other):
+    """True when `graph` is a function graph being traced inside `other` (directly or not): its
+    ops may use `other`'s tensors, which it captures (framework/function_trace.py)."""
+    outer = getattr(graph, "_outer_graph", None)
+    while outer is not None:
+        if outer is other:
+            return True
+        outer = getattr(outer, "_outer_graph", None)
+    return False
+
+
 def _graph_from_values(values):
     graph = None
+    default = get_default_graph()
     for v in values:
         g = getattr(v, "graph", None) if isinstance(v, (Tensor, Operation)) else None
         if g is None:
             continue
+        if g is not default and _captures_from(default, g):
+            g = default
         if graph is None:
             graph = g
         elif g is not graph:
