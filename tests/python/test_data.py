@@ -339,3 +339,32 @@ def test_map_and_filter_capture_outer_tensors_at_initialization(graph):
                 except tx.errors.OutOfRangeError:
                     break
             assert got == [k * v for v in range(6) if k * v < lim]
+
+
+def test_parallel_map_error_names_the_node_and_get_next_is_thread_safe(graph):
+    bad = tx.data.Dataset.from_tensors(np.zeros([3], np.float32)).repeat(4).map(
+        lambda v: tx.reshape(v, tx.placeholder_with_default(np.array([2], np.int32), [1]),
+                             name="bad_reshape_p"), num_parallel_calls=2)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="bad_reshape_p"):
+        drain(bad)
+    # Two threads pulling from one iterator get every element exactly once.
+    import threading
+    ds = tx.data.Dataset.range(400).map(lambda v: v * 2, num_parallel_calls=2).prefetch(3)
+    it = tx.data.make_one_shot_iterator(ds)
+    nxt = it.get_next()
+    got = [[], []]
+    with tx.Session() as sess:
+        sess.run(tx.no_op())  # runs the one-shot initializer once, before the threads start
+
+        def pull(k):
+            while True:
+                try:
+                    got[k].append(int(sess.run(nxt)))
+                except tx.errors.OutOfRangeError:
+                    return
+        threads = [threading.Thread(target=pull, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert sorted(got[0] + got[1]) == [2 * v for v in range(400)]

@@ -171,8 +171,12 @@ class PrefetchDataset : public SameSpecDataset {
     Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
       std::unique_lock<std::mutex> l(mu_);
       cv_.wait(l, [this] { return !buffer_.empty(); });
+      if (buffer_.front().end) {  // the end stays, so later calls see it too
+        *end = true;
+        return buffer_.front().status;
+      }
       Result r = std::move(buffer_.front());
-      if (!r.end) buffer_.pop_front();  // the end stays, so later calls see it too
+      buffer_.pop_front();
       l.unlock();
       cv_.notify_all();
       *out = std::move(r.element);
