@@ -1,0 +1,92 @@
+"""File source datasets (TF 1.x's tf.data.TFRecordDataset / TextLineDataset) and
+tx.data.experimental.IdxDataset. Files are streamed by the C++ readers (src/tensorflux/io): a
+truncated or corrupt TFRecord is DataLossError from get_next naming the file and offset.
+"""
+
+import gzip
+import struct
+
+import numpy as np
+
+
+from tensorflux.data.dataset_ops import Dataset
+from tensorflux.framework import dtypes
+from tensorflux.framework import ops
+from tensorflux.framework import tensor_shape
+from tensorflux.framework.op_def_library import apply_op
+
+
+def _files_dataset(op, filenames, compression_type, buffer_size):
+    with ops.name_scope(op):
+        variant = apply_op(
+            op, filenames=ops.convert_to_tensor(filenames, dtype=dtypes.string),
+            compression_type=ops.convert_to_tensor(compression_type or "", dtype=dtypes.string),
+            buffer_size=ops.convert_to_tensor(buffer_size or 0, dtype=dtypes.int64))
+    return Dataset(variant, dtypes.string, tensor_shape.TensorShape([]))
+
+
+def TFRecordDataset(filenames, compression_type=None, buffer_size=None):  # noqa: N802
+    """The records (scalar strings) of one or more TFRecord files, in order."""
+    return _files_dataset("TFRecordDataset", filenames, compression_type, buffer_size)
+
+
+def TextLineDataset(filenames, compression_type=None, buffer_size=None):  # noqa: N802
+    """The lines (scalar strings, without "\\n" / "\\r\\n") of one or more text files."""
+    return _files_dataset("TextLineDataset", filenames, compression_type, buffer_size)
+
+
+_IDX_TYPES = {0x08: dtypes.uint8, 0x09: dtypes.int8, 0x0B: dtypes.int16, 0x0C: dtypes.int32,
+              0x0D: dtypes.float32, 0x0E: dtypes.float64}
+
+
+def _idx_spec(path):
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
+        head = f.read(4)
+        if len(head) < 4 or head[0] or head[1] or head[2] not in _IDX_TYPES or not head[3]:
+            raise ValueError("'%s' is not an IDX file (header %r)" % (path, head))
+        dims = struct.unpack(">%dI" % head[3], f.read(4 * head[3]))
+    return _IDX_TYPES[head[2]], tensor_shape.TensorShape(list(dims[1:]))
+
+
+def IdxDataset(path):  # noqa: N802
+    """One element per item of an IDX file (plain or gzip): e.g. a uint8 [28, 28] image of
+    train-images-idx3-ubyte.gz or a uint8 scalar label of train-labels-idx1-ubyte.gz. The
+    header is read now, to give the element's dtype and shape; items are streamed."""
+    dtype, shape = _idx_spec(str(path))
+    with ops.name_scope("IdxDataset"):
+        variant = apply_op("IdxDataset",
+                           filename=ops.convert_to_tensor(str(path), dtype=dtypes.string),
+                           output_types=[dtype], output_shapes=[shape])
+    return Dataset(variant, dtype, shape)
+
+
+
+def CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None,  # noqa: N802
+               header=False, field_delim=",", use_quote_delim=True, na_value="",
+               select_cols=None):
+    """One tuple of scalars per CSV line (tf.data.experimental.CsvDataset): record_defaults[i]
+    is column i's dtype (an empty, required column) or a one-element default value. Bad lines
+    raise InvalidArgumentError from get_next naming the file and line."""
+    defaults = []
+    for d in record_defaults:
+        if isinstance(d, dtypes.DType):
+            d = ops.convert_to_tensor(np.zeros([0], object if d == dtypes.string
+                                               else d.as_numpy_dtype), dtype=d)
+        defaults.append(ops.convert_to_tensor(d))
+    types = tuple(d.dtype.base_dtype for d in defaults)
+    shapes = tuple(tensor_shape.TensorShape([]) for _ in defaults)
+    with ops.name_scope("CSVDataset"):
+        variant = apply_op(
+            "CSVDataset", filenames=ops.convert_to_tensor(filenames, dtype=dtypes.string),
+            compression_type=ops.convert_to_tensor(compression_type or "", dtype=dtypes.string),
+            buffer_size=ops.convert_to_tensor(buffer_size or 0, dtype=dtypes.int64),
+            header=ops.convert_to_tensor(bool(header), dtype=dtypes.bool),
+            field_delim=ops.convert_to_tensor(field_delim, dtype=dtypes.string),
+            use_quote_delim=ops.convert_to_tensor(bool(use_quote_delim), dtype=dtypes.bool),
+            na_value=ops.convert_to_tensor(na_value, dtype=dtypes.string),
+            select_cols=ops.convert_to_tensor(np.asarray(select_cols or [], np.int64),
+                                              dtype=dtypes.int64),
+            record_defaults=defaults, output_types=list(types), output_shapes=list(shapes))
+    return Dataset(variant, types, shapes)

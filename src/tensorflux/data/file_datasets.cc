@@ -1,0 +1,297 @@
+// File source datasets (ops/file_dataset_ops.cc): TFRecordDataset, TextLineDataset, CSVDataset,
+// IdxDataset.
+// Each iterator streams one file at a time through the io/ readers, so memory is one read buffer
+// (plus the current record) whatever the file sizes. Errors of the readers (DATA_LOSS for a
+// truncated or corrupt record, naming the file and offset; NOT_FOUND for a missing file) come
+// out of GetNext; the iterator may be dropped after one.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tensorflux/data/dataset.h"
+#include "tensorflux/io/csv.h"
+#include "tensorflux/io/idx_reader.h"
+#include "tensorflux/io/input_stream.h"
+#include "tensorflux/io/record_io.h"
+
+namespace tensorflux {
+namespace {
+
+// ---------------------------------------------------------------- records and lines
+
+// One dataset class for TFRecordDataset (records) and TextLineDataset (lines): scalar strings.
+class FileLinesOrRecordsDataset : public DatasetBase {
+ public:
+  FileLinesOrRecordsDataset(std::vector<std::string> files, bool records)
+      : files_(std::move(files)), records_(records) {}
+
+  const DataTypeVector& output_dtypes() const override { return dtypes_; }
+  const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
+  std::string DebugString() const override {
+    return absl::StrCat(records_ ? "TFRecordDatasetOp" : "TextLineDatasetOp", "::Dataset(",
+                        absl::StrJoin(files_, ", "), ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public DatasetIterator<FileLinesOrRecordsDataset> {
+   public:
+    using DatasetIterator::DatasetIterator;
+    Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
+      const FileLinesOrRecordsDataset& d = *dataset();
+      std::string value;
+      while (true) {
+        if (!records_ && !lines_) {
+          if (next_file_ >= d.files_.size()) {
+            *end = true;
+            return OkStatus();
+          }
+          const std::string& path = d.files_[next_file_++];
+          if (d.records_) {
+            TX_ASSIGN_OR_RETURN(records_, io::RecordReader::Open(path));
+          } else {
+            TX_ASSIGN_OR_RETURN(lines_, io::InputStream::Open(path));
+          }
+        }
+        Status s = records_ ? records_->ReadRecord(&value) : lines_->ReadLine(&value);
+        if (s.ok()) break;
+        if (s.code() != absl::StatusCode::kOutOfRange) return s;
+        records_.reset();  // this file is done: go on with the next
+        lines_.reset();
+      }
+      out->push_back(Tensor::Scalar<std::string>(std::move(value)));
+      return OkStatus();
+    }
+
+   private:
+    size_t next_file_ = 0;
+    std::unique_ptr<io::RecordReader> records_;
+    std::unique_ptr<io::InputStream> lines_;
+  };
+
+  const std::vector<std::string> files_;
+  const bool records_;
+  const DataTypeVector dtypes_ = {DT_STRING};
+  const std::vector<PartialTensorShape> shapes_ = {PartialTensorShape::Scalar()};
+};
+
+StatusOr<std::vector<std::string>> FileNames(OpKernelContext* ctx, int i) {
+  const Tensor& t = ctx->input(i);
+  if (t.dtype() != DT_STRING || t.dims() > 1)
+    return errors::InvalidArgument("filenames must be a string scalar or vector, got ",
+                                   DataTypeString(t.dtype()), " ", t.shape().DebugString());
+  std::vector<std::string> files(t.flat<std::string>().begin(), t.flat<std::string>().end());
+  for (const std::string& f : files)
+    if (f.empty()) return errors::InvalidArgument("filenames holds an empty name");
+  return files;
+}
+
+// '' or 'GZIP' (gzip is detected from the file either way).
+Status CheckCompression(const Tensor& compression) {
+  if (compression.dims() != 0) return errors::InvalidArgument("compression_type must be a scalar");
+  const std::string& c = compression.scalar<std::string>();
+  if (!c.empty() && c != "GZIP")
+    return errors::Unimplemented("compression_type '", c, "' is not supported ('' or 'GZIP')");
+  return OkStatus();
+}
+
+class FileLinesOrRecordsDatasetOp : public DatasetOpKernel {
+ public:
+  explicit FileLinesOrRecordsDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx), records_(def().op() == "TFRecordDataset") {}
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    TX_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx, 0));
+    TX_RETURN_IF_ERROR(CheckCompression(ctx->input(1)));
+    TX_ASSIGN_OR_RETURN(int64_t buffer_size, ParseScalarInt64(ctx, 2, "buffer_size"));
+    if (buffer_size < 0) return errors::InvalidArgument("buffer_size must be >= 0");
+    return DatasetPtr(std::make_shared<FileLinesOrRecordsDataset>(std::move(files), records_));
+  }
+
+ private:
+  const bool records_;
+};
+REGISTER_KERNEL_BUILDER(Name("TFRecordDataset").Device(DEVICE_CPU), FileLinesOrRecordsDatasetOp);
+REGISTER_KERNEL_BUILDER(Name("TextLineDataset").Device(DEVICE_CPU), FileLinesOrRecordsDatasetOp);
+
+// ---------------------------------------------------------------- CSV
+
+class CsvDataset : public DatasetBase {
+ public:
+  CsvDataset(std::vector<std::string> files, bool header, io::CsvOptions options,
+             std::vector<Tensor> defaults)
+      : files_(std::move(files)), header_(header), options_(std::move(options)),
+        defaults_(std::move(defaults)), dtypes_(options_.types.begin(), options_.types.end()),
+        shapes_(options_.types.size(), PartialTensorShape::Scalar()) {}
+
+  const DataTypeVector& output_dtypes() const override { return dtypes_; }
+  const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
+  std::string DebugString() const override {
+    return absl::StrCat("CSVDatasetOp::Dataset(", absl::StrJoin(files_, ", "), ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public DatasetIterator<CsvDataset> {
+   public:
+    using DatasetIterator::DatasetIterator;
+    Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
+      const CsvDataset& d = *dataset();
+      std::string line;
+      while (true) {
+        if (!in_) {
+          if (next_file_ >= d.files_.size()) {
+            *end = true;
+            return OkStatus();
+          }
+          TX_ASSIGN_OR_RETURN(in_, io::InputStream::Open(d.files_[next_file_++]));
+          line_ = 0;
+          if (d.header_) {
+            Status s = in_->ReadLine(&line);
+            ++line_;
+            if (!s.ok() && s.code() != absl::StatusCode::kOutOfRange) return s;
+          }
+        }
+        Status s = in_->ReadLine(&line);
+        if (s.ok()) break;
+        if (s.code() != absl::StatusCode::kOutOfRange) return s;
+        in_.reset();
+      }
+      ++line_;
+      std::vector<Tensor> values;
+      std::vector<Tensor*> ptrs;
+      for (DataType dt : d.dtypes_) values.emplace_back(dt, TensorShape());
+      for (Tensor& v : values) ptrs.push_back(&v);
+      TX_RETURN_IF_ERROR(io::ParseCsvRecord(
+          d.options_, line, d.defaults_, ptrs, 0,
+          absl::StrCat("file '", in_->path(), "' line ", line_)));
+      *out = std::move(values);
+      return OkStatus();
+    }
+
+   private:
+    size_t next_file_ = 0;
+    int64_t line_ = 0;
+    std::unique_ptr<io::InputStream> in_;
+  };
+
+  const std::vector<std::string> files_;
+  const bool header_;
+  const io::CsvOptions options_;
+  const std::vector<Tensor> defaults_;
+  const DataTypeVector dtypes_;
+  const std::vector<PartialTensorShape> shapes_;
+};
+
+class CsvDatasetOp : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    TX_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx, 0));
+    TX_RETURN_IF_ERROR(CheckCompression(ctx->input(1)));
+    TX_ASSIGN_OR_RETURN(bool header, ParseScalarBool(ctx, 3, "header"));
+    const Tensor& delim = ctx->input(4);
+    if (delim.dims() != 0 || delim.scalar<std::string>().size() != 1)
+      return errors::InvalidArgument("field_delim must be a one-character scalar");
+    io::CsvOptions options;
+    options.delim = delim.scalar<std::string>()[0];
+    TX_ASSIGN_OR_RETURN(options.quotes, ParseScalarBool(ctx, 5, "use_quote_delim"));
+    if (ctx->input(6).dims() != 0) return errors::InvalidArgument("na_value must be a scalar");
+    options.na_value = ctx->input(6).scalar<std::string>();
+    const Tensor& select = ctx->input(7);
+    if (select.dims() != 1) return errors::InvalidArgument("select_cols must be a vector");
+    options.select_cols.assign(select.flat<int64_t>().begin(), select.flat<int64_t>().end());
+    options.types.assign(output_types_.begin(), output_types_.end());
+    TX_RETURN_IF_ERROR(io::ValidateCsvOptions(options));
+    std::vector<Tensor> defaults;
+    for (size_t i = 0; i < options.types.size(); ++i) {
+      const Tensor& def = ctx->input(8 + static_cast<int>(i));
+      if (def.NumElements() > 1)
+        return errors::InvalidArgument("record_defaults[", i, "] must have at most one element");
+      defaults.push_back(def);
+    }
+    return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), header, std::move(options),
+                                                   std::move(defaults)));
+  }
+};
+REGISTER_KERNEL_BUILDER(Name("CSVDataset").Device(DEVICE_CPU), CsvDatasetOp);
+
+// ---------------------------------------------------------------- IDX
+
+class IdxDataset : public DatasetBase {
+ public:
+  IdxDataset(std::string path, DataType dtype, PartialTensorShape shape)
+      : path_(std::move(path)), dtypes_({dtype}), shapes_({std::move(shape)}) {}
+
+  const DataTypeVector& output_dtypes() const override { return dtypes_; }
+  const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
+  std::string DebugString() const override {
+    return absl::StrCat("IdxDatasetOp::Dataset(", path_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public DatasetIterator<IdxDataset> {
+   public:
+    using DatasetIterator::DatasetIterator;
+    Status Initialize(IteratorContext*) override {
+      TX_ASSIGN_OR_RETURN(reader_, io::IdxReader::Open(dataset()->path_));
+      return OkStatus();
+    }
+    Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
+      Tensor item;
+      Status s = reader_->ReadItem(&item);
+      if (s.code() == absl::StatusCode::kOutOfRange) {
+        *end = true;
+        return OkStatus();
+      }
+      TX_RETURN_IF_ERROR(s);
+      out->push_back(std::move(item));
+      return OkStatus();
+    }
+
+   private:
+    std::unique_ptr<io::IdxReader> reader_;
+  };
+
+  const std::string path_;
+  const DataTypeVector dtypes_;
+  const std::vector<PartialTensorShape> shapes_;
+};
+
+class IdxDatasetOp : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    const Tensor& name = ctx->input(0);
+    if (name.dims() != 0) return errors::InvalidArgument("filename must be a scalar");
+    const std::string& path = name.scalar<std::string>();
+    // The header gives the element spec; the base class checks it against the attrs.
+    TX_ASSIGN_OR_RETURN(auto reader, io::IdxReader::Open(path));
+    return DatasetPtr(std::make_shared<IdxDataset>(path, reader->dtype(),
+                                                   PartialTensorShape(reader->item_shape())));
+  }
+};
+REGISTER_KERNEL_BUILDER(Name("IdxDataset").Device(DEVICE_CPU), IdxDatasetOp);
+
+}  // namespace
+}  // namespace tensorflux
