@@ -89,12 +89,16 @@ class MapDataset : public DatasetBase {
 
  private:
   // One call of the function: its result once done.
+  // One call of the function; its fields are guarded by CallState::mu.
   struct Call {
-    std::mutex mu;
-    std::condition_variable cv;
     bool done = false;
     Status status;
     std::vector<Tensor> out;
+  };
+  // Shared by an iterator and its calls in flight: cv is notified whenever a call finishes.
+  struct CallState {
+    std::mutex mu;
+    std::condition_variable cv;
   };
 
   class Iterator : public UnaryDatasetIterator<MapDataset> {
@@ -102,10 +106,9 @@ class MapDataset : public DatasetBase {
     using UnaryDatasetIterator::UnaryDatasetIterator;
     ~Iterator() override {
       // Wait for calls in flight: they reference the runtime and the dataset.
-      for (auto& c : calls_) {
-        std::unique_lock<std::mutex> l(c->mu);
-        c->cv.wait(l, [&] { return c->done; });
-      }
+      std::unique_lock<std::mutex> l(state_->mu);
+      for (auto& c : calls_) state_->cv.wait(l, [&] { return c->done; });
+      l.unlock();
       pool_.reset();
     }
     Status Initialize(IteratorContext* ctx) override {
@@ -145,53 +148,50 @@ class MapDataset : public DatasetBase {
         }
         auto call = std::make_shared<Call>();
         calls_.push_back(call);
-        pool_->Schedule([call, in = std::move(in), flr = flr_, h = handle_, fn = &d.fn_]() {
+        pool_->Schedule([call, state = state_, in = std::move(in), flr = flr_, h = handle_,
+                         fn = &d.fn_]() {
           std::vector<Tensor> rets;
           Status s = fn->Run(flr, h, in, &rets);
-          std::lock_guard<std::mutex> l(call->mu);
-          call->status = s;
-          call->out = std::move(rets);
-          call->done = true;
-          call->cv.notify_all();
+          {
+            std::lock_guard<std::mutex> l(state->mu);
+            call->status = s;
+            call->out = std::move(rets);
+            call->done = true;
+          }
+          state->cv.notify_all();
         });
       }
       if (calls_.empty()) {
         *end = true;
         return OkStatus();
       }
-      std::shared_ptr<Call> call = d.deterministic_ ? calls_.front() : WaitForAny();
+      // Deterministic: the oldest call; otherwise the first (in input order) that is done.
+      auto next = calls_.end();
       {
-        std::unique_lock<std::mutex> l(call->mu);
-        call->cv.wait(l, [&] { return call->done; });
+        std::unique_lock<std::mutex> l(state_->mu);
+        state_->cv.wait(l, [&] {
+          for (auto it = calls_.begin(); it != calls_.end(); ++it) {
+            if ((*it)->done) {
+              next = it;
+              return true;
+            }
+            if (d.deterministic_) return false;
+          }
+          return false;
+        });
       }
-      for (auto it = calls_.begin(); it != calls_.end(); ++it) {
-        if (*it == call) {
-          calls_.erase(it);
-          break;
-        }
-      }
+      std::shared_ptr<Call> call = *next;
+      calls_.erase(next);
       TX_RETURN_IF_ERROR(call->status);
       *out = std::move(call->out);
       return d.CheckResult(*out);
     }
 
    private:
-    // The first call in input order that is done; polls briefly while none is.
-    std::shared_ptr<Call> WaitForAny() {
-      while (true) {
-        for (auto& c : calls_) {
-          std::lock_guard<std::mutex> l(c->mu);
-          if (c->done) return c;
-        }
-        std::unique_lock<std::mutex> l(calls_.front()->mu);
-        calls_.front()->cv.wait_for(l, std::chrono::microseconds(200),
-                                    [&] { return calls_.front()->done; });
-      }
-    }
-
     std::shared_ptr<FunctionLibraryRuntime> flr_;
     FunctionLibraryRuntime::Handle handle_ = -1;
-    std::deque<std::shared_ptr<Call>> calls_;  // in input order
+    std::shared_ptr<CallState> state_ = std::make_shared<CallState>();
+    std::deque<std::shared_ptr<Call>> calls_;  // in input order; only this iterator edits it
     std::unique_ptr<ThreadPool> pool_;
   };
 
