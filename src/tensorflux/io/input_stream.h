@@ -1,5 +1,5 @@
-// Buffered sequential reads of a local file, plain or gzip-compressed (detected from the gzip magic
-// through zlib's transparent mode), for the input pipeline's readers (IDX, TFRecord, text lines).
+// Buffered sequential reads of a local file, plain (read(2)) or gzip-compressed (detected from the
+// gzip magic 1f 8b, decoded by zlib), for the input pipeline's readers (IDX, TFRecord, text lines).
 // Memory is one fixed buffer (kBufferBytes) whatever the file size: files are streamed, never
 // loaded whole.
 //
@@ -42,12 +42,15 @@ class InputStream {
   std::string Where(int64_t at) const;
 
  private:
-  InputStream(std::string path, void* gz);
+  InputStream(std::string path, int fd, void* gz);
   // Refills the buffer; false at end of file.
   StatusOr<bool> Fill();
+  // read(2) of a plain file, retried on EINTR; 0 at end of file.
+  StatusOr<int64_t> RawRead(char* dst, size_t n);
 
   std::string path_;
-  void* gz_;  // gzFile
+  int fd_;
+  void* gz_;  // gzFile over fd_ for a gzip file, else nullptr
   std::unique_ptr<char[]> buf_;
   size_t pos_ = 0, end_ = 0;
   int64_t offset_ = 0;
