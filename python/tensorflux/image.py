@@ -42,9 +42,9 @@ def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False,
 
 
 def convert_image_dtype(image, dtype, saturate=False, name=None):
-    """Integer images scale to [0, 1] floats (x / max of the integer type); floats are cast.
-    Float -> integer conversion is not supported yet."""
-    del saturate
+    """Integer images scale to [0, 1] floats (x / max of the integer type); floats are cast;
+    [0, 1] floats scale to an integer type as TF does (x * (max + 0.5), truncated; with
+    saturate, clipped to [0, 1] first). Integer -> other integer types is not supported yet."""
     image = ops.convert_to_tensor(image)
     dtype = dtypes.as_dtype(dtype)
     src = image.dtype.base_dtype
@@ -52,7 +52,13 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
         if not dtype.is_floating:
             if src == dtype:
                 return array_ops.identity(image)
-            raise NotImplementedError("convert_image_dtype to %s is not supported" % dtype.name)
+            if not src.is_floating:
+                raise NotImplementedError("convert_image_dtype from %s to %s is not supported"
+                                          % (src.name, dtype.name))
+            if saturate:
+                image = math_ops2.clip_by_value(image, 0.0, 1.0)
+            scale = np.iinfo(dtype.as_numpy_dtype).max + 0.5
+            return math_ops.cast(math_ops.multiply(image, scale), dtype)
         if src.is_floating:
             return math_ops.cast(image, dtype)
         scale = 1.0 / np.iinfo(src.as_numpy_dtype).max

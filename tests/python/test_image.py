@@ -71,6 +71,12 @@ def test_convert_and_normalize():
         f = _run(tx.image.convert_image_dtype(img, tx.float32))
         n = _run(tx.image.normalize_per_channel(img, [0.5, 0.5, 0.2], [0.5, 0.25, 0.1]))
     np.testing.assert_allclose(f, [[[0, 1, 0.2]]], rtol=1e-6)
+    with tx.Graph().as_default():
+        # TF's float -> uint8: x * 255.5, truncated (1.0 -> 255, 0.2 -> 51); saturate clips first.
+        back = _run(tx.image.convert_image_dtype(np.float32([0.0, 1.0, 0.2, 0.999]), tx.uint8))
+        sat = _run(tx.image.convert_image_dtype(np.float32([-0.5, 1.5]), tx.uint8, saturate=True))
+    np.testing.assert_array_equal(back, [0, 255, 51, 255])
+    np.testing.assert_array_equal(sat, [0, 255])
     np.testing.assert_allclose(n, [[[-1, 2, 0]]], atol=1e-6)
 
 
