@@ -368,3 +368,23 @@ def test_parallel_map_error_names_the_node_and_get_next_is_thread_safe(graph):
         for t in threads:
             t.join()
     assert sorted(got[0] + got[1]) == [2 * v for v in range(400)]
+
+
+def test_interleave_and_flat_map_against_python(graph):
+    # Element v -> dataset [10v, 10v + 1, 10v + 2]; cycle 2, block 2.
+    ds = tx.data.Dataset.range(1, 4).interleave(
+        lambda v: tx.data.Dataset.range(3).map(lambda k: 10 * v + k), cycle_length=2,
+        block_length=2)
+    assert ds.output_types == tx.int64
+    got = drain(ds)
+    # Hand-worked (TF's order): slot 0 = [10 11 12], slot 1 = [20 21 22], two at a time; an
+    # exhausted slot moves the cycle on and refills from the input when its turn comes back.
+    assert got == [10, 11, 20, 21, 12, 22, 30, 31, 32]
+    flat = tx.data.Dataset.range(3).flat_map(lambda v: tx.data.Dataset.range(v))
+    assert drain(flat) == [0, 0, 1]
+    with pytest.raises(TypeError, match="Dataset"):
+        tx.data.Dataset.range(3).interleave(lambda v: v)
+    bad = tx.data.Dataset.range(3).interleave(lambda v: tx.data.Dataset.range(v),
+                                              block_length=0)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="block_length"):
+        drain(bad)

@@ -259,6 +259,33 @@ class Dataset(ElementStructure):
                            predicate=_func_attr(traced.name), **self._spec_attrs())
         return self._same_spec(variant)
 
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1):
+        """map_func(element) returns a Dataset; cycle_length of them are read round-robin,
+        block_length elements at a time (InterleaveDataset, sequential: no
+        num_parallel_calls yet)."""
+        made = []
+
+        def to_variant(*args):
+            ds = map_func(*args)
+            if not isinstance(ds, Dataset):
+                raise TypeError("`map_func` must return a `Dataset` object, got %r" % (ds,))
+            made.append(ds)
+            return ds._variant_tensor  # pylint: disable=protected-access
+        to_variant.__name__ = getattr(map_func, "__name__", "fn")
+        traced = self._trace(to_variant, "Dataset_interleave")
+        inner = made[0]
+        variant = apply_op("InterleaveDataset", input_dataset=self._variant_tensor,
+                           other_arguments=traced.captured_inputs,
+                           cycle_length=_int64(cycle_length, "cycle_length"),
+                           block_length=_int64(block_length, "block_length"),
+                           f=_func_attr(traced.name), **inner._spec_attrs())  # pylint: disable=protected-access
+        return Dataset(variant, inner.output_types, inner.output_shapes)
+
+    def flat_map(self, map_func):
+        """The elements of map_func(element) (a Dataset) for each element, in order
+        (interleave with cycle_length 1)."""
+        return self.interleave(map_func, cycle_length=1, block_length=1)
+
     def _trace(self, fn, hint):
         from tensorflux.framework import function_trace  # pylint: disable=g-import-not-at-top
         name = getattr(fn, "__name__", "fn")

@@ -30,6 +30,14 @@ class _FuncGraph(graph_lib.Graph):
         self.captures = []
         self._captured_by_name = {}
 
+    def _add_function(self, fdef):
+        # Functions traced inside this one (a map inside an interleave) live in the outermost
+        # graph's library, where the runtime looks them up.
+        self._outer_graph._add_function(fdef)  # pylint: disable=protected-access
+
+    def _is_function(self, name):
+        return self._outer_graph._is_function(name)  # pylint: disable=protected-access
+
     def _capture(self, t):
         ph = self._captured_by_name.get(t.name)
         if ph is None:

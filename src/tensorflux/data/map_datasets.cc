@@ -10,6 +10,8 @@
 // "true" / "default" returns results in input order; "false" returns whichever is done first.
 // Filter: the predicate returns a bool scalar (INVALID_ARGUMENT otherwise); elements for which
 // it is false are dropped.
+// Interleave: f returns a dataset per input element; cycle_length (> 0, -1 = one per core) of
+// them are read round-robin, block_length (> 0) elements each turn.
 // Errors from the function name the function's node ("{{node add}} (op AddV2): ...").
 #include <condition_variable>
 #include <deque>
@@ -22,6 +24,12 @@
 namespace tensorflux {
 namespace {
 
+// A function instantiated in an iterator's runtime (which it keeps alive).
+struct FunctionInstance {
+  std::shared_ptr<FunctionLibraryRuntime> flr;
+  FunctionLibraryRuntime::Handle handle = -1;
+};
+
 // A function attr plus its captured arguments, instantiated per iterator.
 class CapturedFunction {
  public:
@@ -29,28 +37,27 @@ class CapturedFunction {
       : name_(std::move(name)), captured_(std::move(captured)) {}
   const std::string& name() const { return name_; }
 
-  // Instantiates the function in ctx's runtime and checks its result dtypes (when `rets` is
-  // non-null). Sets *out.
-  Status Instantiate(IteratorContext* ctx, const DataTypeVector* rets,
-                     FunctionLibraryRuntime::Handle* out) const {
+  // Instantiates the function in ctx's runtime; INVALID_ARGUMENT unless it returns `rets`.
+  Status Instantiate(IteratorContext* ctx, const DataTypeVector& rets,
+                     FunctionInstance* out) const {
     if (ctx->function_library == nullptr) {
       return errors::FailedPrecondition("No function runtime to run ", name_);
     }
-    TX_ASSIGN_OR_RETURN(*out, ctx->function_library->Instantiate(name_));
-    if (rets != nullptr && ctx->function_library->RetTypes(*out) != *rets) {
+    out->flr = ctx->function_library;
+    TX_ASSIGN_OR_RETURN(out->handle, out->flr->Instantiate(name_));
+    if (out->flr->RetTypes(out->handle) != rets) {
       return errors::InvalidArgument("Function ", name_, " returns [",
-                                     DataTypeVectorString(ctx->function_library->RetTypes(*out)),
-                                     "] but the dataset's output_types are [",
-                                     DataTypeVectorString(*rets), "]");
+                                     DataTypeVectorString(out->flr->RetTypes(out->handle)),
+                                     "] but the dataset needs [", DataTypeVectorString(rets),
+                                     "]");
     }
     return OkStatus();
   }
 
-  Status Run(const std::shared_ptr<FunctionLibraryRuntime>& flr,
-             FunctionLibraryRuntime::Handle h, std::vector<Tensor> element,
+  Status Run(const FunctionInstance& f, std::vector<Tensor> element,
              std::vector<Tensor>* rets) const {
     for (const Tensor& c : captured_) element.push_back(c);
-    return flr->Run(h, std::move(element), rets);
+    return f.flr->Run(f.handle, std::move(element), rets);
   }
 
  private:
@@ -113,8 +120,7 @@ class MapDataset : public DatasetBase {
     }
     Status Initialize(IteratorContext* ctx) override {
       const MapDataset& d = *dataset();
-      flr_ = ctx->function_library;
-      TX_RETURN_IF_ERROR(d.fn_.Instantiate(ctx, &d.types_, &handle_));
+      TX_RETURN_IF_ERROR(d.fn_.Instantiate(ctx, d.types_, &fn_));
       TX_RETURN_IF_ERROR(UnaryDatasetIterator::Initialize(ctx));
       if (d.num_parallel_calls_ > 0) {
         pool_ = std::make_unique<ThreadPool>("tx_parallel_map", d.num_parallel_calls_);
@@ -134,7 +140,7 @@ class MapDataset : public DatasetBase {
           input_.reset();
           return OkStatus();
         }
-        TX_RETURN_IF_ERROR(d.fn_.Run(flr_, handle_, std::move(in), out));
+        TX_RETURN_IF_ERROR(d.fn_.Run(fn_, std::move(in), out));
         return d.CheckResult(*out);
       }
       // Parallel: keep num_parallel_calls calls in flight, then take one that is done.
@@ -148,10 +154,9 @@ class MapDataset : public DatasetBase {
         }
         auto call = std::make_shared<Call>();
         calls_.push_back(call);
-        pool_->Schedule([call, state = state_, in = std::move(in), flr = flr_, h = handle_,
-                         fn = &d.fn_]() {
+        pool_->Schedule([call, state = state_, in = std::move(in), inst = fn_, fn = &d.fn_]() {
           std::vector<Tensor> rets;
-          Status s = fn->Run(flr, h, in, &rets);
+          Status s = fn->Run(inst, in, &rets);
           {
             std::lock_guard<std::mutex> l(state->mu);
             call->status = s;
@@ -188,8 +193,7 @@ class MapDataset : public DatasetBase {
     }
 
    private:
-    std::shared_ptr<FunctionLibraryRuntime> flr_;
-    FunctionLibraryRuntime::Handle handle_ = -1;
+    FunctionInstance fn_;
     std::shared_ptr<CallState> state_ = std::make_shared<CallState>();
     std::deque<std::shared_ptr<Call>> calls_;  // in input order; only this iterator edits it
     std::unique_ptr<ThreadPool> pool_;
@@ -299,9 +303,7 @@ class FilterDataset : public SameSpecDataset {
    public:
     using UnaryDatasetIterator::UnaryDatasetIterator;
     Status Initialize(IteratorContext* ctx) override {
-      flr_ = ctx->function_library;
-      const DataTypeVector want{DT_BOOL};
-      TX_RETURN_IF_ERROR(dataset()->pred_.Instantiate(ctx, &want, &handle_));
+      TX_RETURN_IF_ERROR(dataset()->pred_.Instantiate(ctx, {DT_BOOL}, &fn_));
       return UnaryDatasetIterator::Initialize(ctx);
     }
     Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
@@ -312,7 +314,7 @@ class FilterDataset : public SameSpecDataset {
           return OkStatus();
         }
         std::vector<Tensor> keep;
-        TX_RETURN_IF_ERROR(dataset()->pred_.Run(flr_, handle_, *out, &keep));
+        TX_RETURN_IF_ERROR(dataset()->pred_.Run(fn_, *out, &keep));
         if (keep.size() != 1 || keep[0].dtype() != DT_BOOL || keep[0].NumElements() != 1) {
           return errors::InvalidArgument("Filter predicate `", dataset()->pred_.name(),
                                          "` must return a scalar bool.");
@@ -325,8 +327,7 @@ class FilterDataset : public SameSpecDataset {
     }
 
    private:
-    std::shared_ptr<FunctionLibraryRuntime> flr_;
-    FunctionLibraryRuntime::Handle handle_ = -1;
+    FunctionInstance fn_;
   };
 
   const CapturedFunction pred_;
@@ -348,6 +349,145 @@ class FilterDatasetOp : public UnaryDatasetOpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("FilterDataset").Device(DEVICE_CPU), FilterDatasetOp);
+
+// ---------------------------------------------------------------- Interleave
+
+// InterleaveDataset: f maps each input element to a dataset (a DT_VARIANT scalar); up to
+// cycle_length of those are open at once and read round-robin, block_length elements at a
+// time; an exhausted one is replaced (in its slot) by the next input element's dataset.
+class InterleaveDataset : public DatasetBase {
+ public:
+  InterleaveDataset(DatasetPtr input, CapturedFunction fn, int64_t cycle_length,
+                    int64_t block_length, DataTypeVector types,
+                    std::vector<PartialTensorShape> shapes)
+      : input_(std::move(input)),
+        fn_(std::move(fn)),
+        cycle_length_(cycle_length),
+        block_length_(block_length),
+        types_(std::move(types)),
+        shapes_(std::move(shapes)) {}
+
+  const DataTypeVector& output_dtypes() const override { return types_; }
+  const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
+  const DatasetPtr& input() const { return input_; }
+  std::string DebugString() const override {
+    return absl::StrCat("InterleaveDatasetOp::Dataset(", fn_.name(), ", ", cycle_length_, ", ",
+                        block_length_, ")");
+  }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public UnaryDatasetIterator<InterleaveDataset> {
+   public:
+    using UnaryDatasetIterator::UnaryDatasetIterator;
+    Status Initialize(IteratorContext* ctx) override {
+      TX_RETURN_IF_ERROR(dataset()->fn_.Instantiate(ctx, {DT_VARIANT}, &fn_));
+      cycle_.resize(static_cast<size_t>(dataset()->cycle_length_));
+      return UnaryDatasetIterator::Initialize(ctx);
+    }
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      const InterleaveDataset& d = *dataset();
+      while (true) {
+        if (input_ == nullptr && open_ == 0) {
+          *end = true;
+          return OkStatus();
+        }
+        std::unique_ptr<IteratorBase>& slot = cycle_[pos_];
+        if (slot == nullptr && input_ != nullptr) TX_RETURN_IF_ERROR(Open(ctx, &slot));
+        if (slot != nullptr) {
+          bool slot_end = false;
+          TX_RETURN_IF_ERROR(slot->GetNext(ctx, out, &slot_end));
+          if (!slot_end) {
+            if (++in_block_ >= d.block_length_) Advance();
+            return d.CheckComponents(*out);
+          }
+          slot.reset();
+          --open_;
+        }
+        Advance();
+      }
+    }
+
+   private:
+    void Advance() {
+      pos_ = (pos_ + 1) % cycle_.size();
+      in_block_ = 0;
+    }
+    // The iterator of f(next input element) into *slot, or nothing when the input has ended.
+    Status Open(IteratorContext* ctx, std::unique_ptr<IteratorBase>* slot) {
+      std::vector<Tensor> in;
+      bool in_end = false;
+      TX_RETURN_IF_ERROR(input_->GetNext(ctx, &in, &in_end));
+      if (in_end) {
+        input_.reset();
+        return OkStatus();
+      }
+      std::vector<Tensor> rets;
+      TX_RETURN_IF_ERROR(dataset()->fn_.Run(fn_, std::move(in), &rets));
+      TX_ASSIGN_OR_RETURN(DatasetPtr inner, GetDatasetFromVariantTensor(rets.at(0)));
+      TX_ASSIGN_OR_RETURN(*slot, inner->MakeIterator(ctx));
+      ++open_;
+      return OkStatus();
+    }
+
+    FunctionInstance fn_;
+    std::vector<std::unique_ptr<IteratorBase>> cycle_;
+    size_t pos_ = 0;
+    int64_t in_block_ = 0;
+    int open_ = 0;  // non-null slots
+  };
+
+  Status CheckComponents(const std::vector<Tensor>& out) const {
+    if (out.size() != types_.size()) {
+      return errors::InvalidArgument("The dataset returned by ", fn_.name(), " has ", out.size(),
+                                     " components, expected ", types_.size());
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      TX_RETURN_IF_ERROR(CheckElementComponent("Interleaved element", static_cast<int>(i),
+                                               out[i], types_[i], shapes_[i]));
+    }
+    return OkStatus();
+  }
+
+  const DatasetPtr input_;
+  const CapturedFunction fn_;
+  const int64_t cycle_length_, block_length_;
+  const DataTypeVector types_;
+  const std::vector<PartialTensorShape> shapes_;
+};
+
+// Inputs: input_dataset, other_arguments, cycle_length, block_length.
+class InterleaveDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  explicit InterleaveDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, fn_.Read(ctx, "f"));
+  }
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    TX_ASSIGN_OR_RETURN(int64_t cycle, ParseScalarInt64(ctx, 1 + fn_.num_captured,
+                                                        "cycle_length"));
+    TX_ASSIGN_OR_RETURN(int64_t block, ParseScalarInt64(ctx, 2 + fn_.num_captured,
+                                                        "block_length"));
+    if (cycle == -1) cycle = ThreadPool::DefaultNumThreads();  // AUTOTUNE
+    if (cycle <= 0 || cycle > 4096) {
+      return errors::InvalidArgument("cycle_length must be in [1, 4096] or -1, got ", cycle);
+    }
+    if (block <= 0) return errors::InvalidArgument("block_length must be > 0, got ", block);
+    return DatasetPtr(std::make_shared<InterleaveDataset>(std::move(input), fn_.Capture(ctx),
+                                                          cycle, block, output_types_,
+                                                          output_shapes_));
+  }
+
+ private:
+  FunctionAttrs fn_;
+};
+
+REGISTER_KERNEL_BUILDER(Name("InterleaveDataset").Device(DEVICE_CPU), InterleaveDatasetOp);
 
 }  // namespace
 }  // namespace tensorflux

@@ -198,6 +198,19 @@ REGISTER_OP("FilterDataset")
     .Doc("The elements for which predicate(element..., other_arguments...) is true (a bool "
          "scalar).");
 
+REGISTER_OP("InterleaveDataset")
+    .Input("input_dataset: variant")
+    .Input("other_arguments: Targuments")
+    .Input("cycle_length: int64")
+    .Input("block_length: int64")
+    .Output("handle: variant")
+    .Attr("f: func")
+    .Attr("Targuments: list(type) >= 0")
+    .TX_DATASET_TRANSFORM_ATTRS
+    .SetShapeFn(ScalarShape)
+    .Doc("f(element...) returns a dataset per input element; cycle_length of them are read "
+         "round-robin, block_length elements at a time.");
+
 #undef TX_DATASET_TRANSFORM_ATTRS
 
 // ---------------------------------------------------------------- iterators
