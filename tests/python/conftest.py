@@ -57,3 +57,16 @@ def graph():
 @pytest.fixture
 def data_dir():
     return TEST_DATA_DIR
+
+
+def drain_one_shot(ds):
+    """Every element of a fresh one-shot iterator of `ds`, run in a new session."""
+    import tensorflux as tx  # pylint: disable=g-import-not-at-top
+    nxt = tx.data.make_one_shot_iterator(ds).get_next()
+    out = []
+    with tx.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except tx.errors.OutOfRangeError:
+                return out

@@ -9,17 +9,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
-
-
-def _drain(ds):
-    nxt = tx.data.make_one_shot_iterator(ds).get_next()
-    out = []
-    with tx.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except tx.errors.OutOfRangeError:
-                return out
+from conftest import drain_one_shot as _drain
 
 
 def _write(path, labels):

@@ -218,7 +218,13 @@ class Dataset(ElementStructure):
         return self._same_spec(variant)
 
     def cache(self, filename=""):
-        """Elements kept in memory after the first complete pass (filename '' only)."""
+        """The first complete pass's elements, replayed by later iterators.
+
+        filename '' keeps them in memory; otherwise the first complete pass writes them to
+        '<filename>.tfxcache' (renamed into place only when the input ends, so a partial pass
+        leaves no cache) and every later iterator, in any session or process, reads that file
+        instead of the input. Delete the file to rebuild the cache; a corrupt one raises
+        DataLossError."""
         variant = apply_op("CacheDataset", input_dataset=self._variant_tensor,
                            filename=ops.convert_to_tensor(filename, dtype=dtypes.string,
                                                           name="filename"),

@@ -1,7 +1,7 @@
 // Element-order transformations that keep the element spec: TakeDataset, SkipDataset,
-// RepeatDataset, ShardDataset and CacheDataset (in memory). TF's semantics: take/skip with a
-// negative count take/skip everything; repeat with a negative count repeats forever (and ends
-// when an epoch of the input is empty); shard keeps elements index, index + num_shards, ...
+// RepeatDataset and ShardDataset (CacheDataset: cache_datasets.cc). TF's semantics: take/skip
+// with a negative count take/skip everything; repeat with a negative count repeats forever (and
+// ends when an epoch of the input is empty); shard keeps elements index, index + num_shards, ...
 #include <functional>
 
 #include "absl/strings/str_cat.h"
@@ -227,94 +227,6 @@ class ShardDatasetOp : public UnaryDatasetOpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("ShardDataset").Device(DEVICE_CPU), ShardDatasetOp);
-
-// ---------------------------------------------------------------- Cache (in memory)
-
-// The elements of the first complete pass, shared by the dataset's later iterators. An
-// iterator that stops early (or fails) leaves the cache empty, so the next one reads the input.
-struct MemoryCache {
-  std::mutex mu;
-  bool complete = false;
-  std::vector<std::vector<Tensor>> elements;
-};
-
-class CacheDataset : public SameSpecDataset {
- public:
-  explicit CacheDataset(DatasetPtr input)
-      : SameSpecDataset(std::move(input)), cache_(std::make_shared<MemoryCache>()) {}
-  std::string DebugString() const override { return "CacheDatasetOp::MemoryDataset"; }
-
- protected:
-  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
-    return std::make_unique<Iterator>(this);
-  }
-
- private:
-  class Iterator : public DatasetIterator<CacheDataset> {
-   public:
-    using DatasetIterator::DatasetIterator;
-    Status Initialize(IteratorContext* ctx) override {
-      MemoryCache& c = *dataset()->cache_;
-      std::lock_guard<std::mutex> l(c.mu);
-      if (c.complete) return OkStatus();  // read from the cache (immutable once complete)
-      TX_ASSIGN_OR_RETURN(input_, dataset()->input()->MakeIterator(ctx));
-      return OkStatus();
-    }
-    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
-      MemoryCache& c = *dataset()->cache_;
-      if (input_ == nullptr) {
-        if (i_ >= static_cast<int64_t>(c.elements.size())) {  // complete: immutable
-          *end = true;
-          return OkStatus();
-        }
-        *out = c.elements[i_++];
-        return OkStatus();
-      }
-      TX_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
-      if (!*end) {
-        pending_.push_back(*out);
-        return OkStatus();
-      }
-      input_.reset();
-      std::lock_guard<std::mutex> l(c.mu);
-      if (!c.complete) {
-        c.elements = std::move(pending_);
-        c.complete = true;
-      }
-      pending_.clear();
-      i_ = INT64_MAX;
-      return OkStatus();
-    }
-
-   private:
-    std::unique_ptr<IteratorBase> input_;  // null when reading the cache
-    std::vector<std::vector<Tensor>> pending_;
-    int64_t i_ = 0;
-  };
-
-  std::shared_ptr<MemoryCache> cache_;
-};
-
-class CacheDatasetOp : public UnaryDatasetOpKernel {
- public:
-  using UnaryDatasetOpKernel::UnaryDatasetOpKernel;
-
- protected:
-  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
-    const Tensor& f = ctx->input(1);
-    if (f.dtype() != DT_STRING || f.dims() != 0) {
-      return errors::InvalidArgument("filename must be a string scalar, got ",
-                                     f.shape().DebugString());
-    }
-    if (!f.scalar<std::string>().empty()) {
-      return errors::Unimplemented("CacheDataset to a file (filename '", f.scalar<std::string>(),
-                                   "') is not implemented; use filename '' (memory)");
-    }
-    return DatasetPtr(std::make_shared<CacheDataset>(std::move(input)));
-  }
-};
-
-REGISTER_KERNEL_BUILDER(Name("CacheDataset").Device(DEVICE_CPU), CacheDatasetOp);
 
 }  // namespace
 }  // namespace tensorflux

@@ -155,7 +155,8 @@ REGISTER_OP("CacheDataset")
     .Output("handle: variant")
     .TX_DATASET_TRANSFORM_ATTRS
     .SetShapeFn(ScalarShape)
-    .Doc("The input, kept in memory (filename '') after the first complete pass.");
+    .Doc("The input's first complete pass, kept in memory (filename '') or written to "
+         "'<filename>.tfxcache' and read back by later iterators (data/cache_datasets.cc).");
 
 // ---------------------------------------------------------------- functions
 
