@@ -54,6 +54,7 @@ from tensorflux.ops.reduction_ops import (
     reduce_sum)
 from tensorflux.ops.gradients import gradients
 from tensorflux.ops.numerics import check_numerics
+from tensorflux.ops.script_ops import py_func
 from tensorflux.ops.variables import (
     Variable, all_variables, global_variables, global_variables_initializer,
     initialize_all_variables, is_variable_initialized, local_variables,

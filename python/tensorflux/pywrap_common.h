@@ -63,5 +63,6 @@ void RegisterIoFunctions(pybind11::module_& m);
 void RegisterSession(pybind11::module_& m);
 void RegisterGradients(pybind11::module_& m);  // pywrap_gradients.cc
 void RegisterCheckpointFunctions(pybind11::module_& m);  // pywrap_checkpoint.cc
+void RegisterPyFuncFunctions(pybind11::module_& m);  // pywrap_py_func.cc
 
 }  // namespace tensorflux::python

@@ -12,4 +12,5 @@ PYBIND11_MODULE(_pywrap_tensorflux, m) {
   tensorflux::python::RegisterGradients(m);
   tensorflux::python::RegisterCheckpointFunctions(m);
   tensorflux::python::RegisterIoFunctions(m);
+  tensorflux::python::RegisterPyFuncFunctions(m);
 }

@@ -5,6 +5,7 @@ try:
     from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
     from tensorflux._pywrap_tensorflux import op_list  # noqa: F401
     from tensorflux._pywrap_tensorflux import read_safetensors  # noqa: F401
+    from tensorflux._pywrap_tensorflux import set_py_func_dispatcher  # noqa: F401
     from tensorflux._pywrap_tensorflux import tensor_proto_to_ndarray  # noqa: F401
     from tensorflux._pywrap_tensorflux import tensor_round_trip  # noqa: F401
     from tensorflux._pywrap_tensorflux import tensor_to_proto  # noqa: F401
