@@ -95,3 +95,21 @@ def test_error_inside_map_names_the_function_node(graph):
     ds = tx.data.Dataset.range(3, -1, -1).map(fn)
     with pytest.raises(tx.errors.UnknownError, match="divide.*ZeroDivisionError"):
         drain_one_shot(ds)
+
+
+def test_function_is_released_with_its_graph():
+    import gc  # pylint: disable=g-import-not-at-top
+    from tensorflux.ops import script_ops  # pylint: disable=g-import-not-at-top
+    before = set(script_ops._funcs)  # noqa
+    g = tx.Graph()
+    with g.as_default():
+        y = tx.py_func(lambda: np.float32(2.0), [], tx.float32)
+        ds = tx.data.Dataset.range(2).map(lambda x: tx.py_func(lambda v: v + 1, [x], tx.int64))
+        assert drain_one_shot(ds) == [1, 2]
+        with tx.Session() as sess:
+            assert sess.run(y) == 2.0
+    tokens = set(script_ops._funcs) - before  # noqa
+    assert len(tokens) == 2 and y.op.get_attr("token").decode() in tokens
+    del g, y, ds, sess
+    gc.collect()
+    assert not tokens & set(script_ops._funcs)  # noqa

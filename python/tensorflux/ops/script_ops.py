@@ -14,6 +14,7 @@ UnimplementedError, a tx.errors.OpError -> its own code, anything else -> Unknow
 
 import itertools
 import threading
+import weakref
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from tensorflux.framework import ops
 from tensorflux.framework.op_def_library import apply_op
 
 _lock = threading.Lock()
-_funcs = {}  # token -> (func, [Tout DTypes])
+_funcs = {}  # token -> (func, [Tout DTypes]), dropped when the graph that holds the op dies
 _counter = itertools.count()
 
 _EXCEPTION_CODES = (
@@ -66,6 +67,11 @@ def _dispatch(token, args):
 _pywrap.set_py_func_dispatcher(_dispatch)
 
 
+def _forget(token):
+    with _lock:
+        _funcs.pop(token, None)
+
+
 def py_func(func, inp, Tout, stateful=True, name=None):  # pylint: disable=invalid-name
     """Wraps func(*numpy inputs) as an op (PyFunc). Tout is a dtype (one output, returned as a
     Tensor) or a list of dtypes (a list returned; [] returns the Operation). The outputs' shapes
@@ -78,6 +84,10 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # pylint: disable=inval
     with _lock:
         _funcs[token] = (func, touts)
     inputs = [ops.convert_to_tensor(x) for x in inp]
+    owner = ops._graph_from_values(inputs)  # pylint: disable=protected-access
+    while getattr(owner, "_outer_graph", None) is not None:  # a traced function's: the outermost
+        owner = owner._outer_graph  # pylint: disable=protected-access
+    weakref.finalize(owner, _forget, token)
     out = apply_op("PyFunc", input=inputs, token=token, Tout=touts, name=name or "PyFunc")
     if not touts:  # apply_op answers [] for an empty list output: return the Operation
         return ops._graph_from_values(inputs).get_operations()[-1]  # pylint: disable=protected-access
