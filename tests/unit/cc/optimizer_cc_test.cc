@@ -22,7 +22,7 @@ namespace {
 
 using training::Variable;
 
-using test::Doubles;
+using test::ToDoubles;
 
 Status Init(const Scope& root, ClientSession* session) {
   return test::InitVariables(root, session);
@@ -59,7 +59,7 @@ void CheckThreeSteps(training::Optimizer* opt, const Rule& rule) {
     ASSERT_TRUE(session.Run({}, {}, {train}, nullptr).ok());
     std::vector<Tensor> out;
     ASSERT_TRUE(session.Run(std::vector<Output>{w.Read(root), step.Read(root)}, &out).ok());
-    const auto got = Doubles(out[0]);
+    const auto got = ToDoubles(out[0]);
     for (int i = 0; i < 3; ++i) {
       EXPECT_NEAR(got[i], ref[i], 1e-6 * std::max(1.0, std::fabs(ref[i])))
           << opt->name() << " step " << t << " element " << i;
@@ -216,11 +216,11 @@ TEST(CcOptimizerTest, LinearRegressionRecoversWeights) {
   ASSERT_EQ(vars.size(), 2u);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(std::vector<Output>{vars[0].Read(root), vars[1].Read(root), loss}, &out).ok());
-  const auto k = Doubles(out[0]);
+  const auto k = ToDoubles(out[0]);
   EXPECT_NEAR(k[0], 2.0, 1e-3);
   EXPECT_NEAR(k[1], -3.0, 1e-3);
-  EXPECT_NEAR(Doubles(out[1])[0], 0.5, 1e-3);
-  EXPECT_LT(Doubles(out[2])[0], 1e-6);
+  EXPECT_NEAR(ToDoubles(out[1])[0], 0.5, 1e-3);
+  EXPECT_LT(ToDoubles(out[2])[0], 1e-6);
 }
 
 }  // namespace

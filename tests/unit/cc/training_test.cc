@@ -23,7 +23,7 @@ namespace {
 
 using training::Variable;
 
-using test::Doubles;
+using test::ToDoubles;
 
 Status Init(const Scope& root, ClientSession* session) {
   return test::InitVariables(root, session);
@@ -48,7 +48,7 @@ TEST(CcVariableTest, InitializeReadAssign) {
   ASSERT_TRUE(Init(root, &session).ok());
   ASSERT_TRUE(session.Run({}, {}, {add}, nullptr).ok());
   ASSERT_TRUE(session.Run({read}, &out).ok());
-  EXPECT_EQ(Doubles(out[0]), (std::vector<double>{11, 12, 13, 14}));
+  EXPECT_EQ(ToDoubles(out[0]), (std::vector<double>{11, 12, 13, 14}));
   EXPECT_EQ(training::GlobalVariables(root).size(), 1u);
   EXPECT_EQ(training::TrainableVariables(root).size(), 1u);
 }
@@ -87,7 +87,7 @@ TEST(CcVariableTest, GetVariableReuseRules) {
   std::vector<Tensor> out;
   ASSERT_TRUE(Init(root, &session).ok());
   ASSERT_TRUE(session.Run({w->Read(root)}, &out).ok());
-  EXPECT_EQ(Doubles(out[0]), (std::vector<double>{2.5, 2.5, 2.5}));
+  EXPECT_EQ(ToDoubles(out[0]), (std::vector<double>{2.5, 2.5, 2.5}));
 }
 
 // ---------------------------------------------------------------- initializers
@@ -124,7 +124,7 @@ std::vector<double> Draw(const training::Initializer& init, const TensorShape& s
   std::vector<Tensor> out;
   Status s = session.Run({value}, &out);
   EXPECT_TRUE(s.ok()) << s;
-  return s.ok() ? Doubles(out[0]) : std::vector<double>();
+  return s.ok() ? ToDoubles(out[0]) : std::vector<double>();
 }
 
 TEST(CcInitializerTest, VarianceScalingFamilyStatistics) {
@@ -198,10 +198,10 @@ TEST(CcLayersTest, DenseAndConvAgainstHandValues) {
   ASSERT_TRUE(Init(root, &session).ok());
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run(std::vector<Output>{y, flat, pooled}, &out).ok());
-  EXPECT_EQ(Doubles(out[0]), (std::vector<double>{0.5, 0.5, 0.5}));  // relu(1.5 - 1)
+  EXPECT_EQ(ToDoubles(out[0]), (std::vector<double>{0.5, 0.5, 0.5}));  // relu(1.5 - 1)
   EXPECT_EQ(out[1].shape(), TensorShape({1, 4}));
-  EXPECT_EQ(Doubles(out[1]), (std::vector<double>{12, 16, 24, 28}));
-  EXPECT_EQ(Doubles(out[2]), (std::vector<double>{5, 6, 8, 9}));
+  EXPECT_EQ(ToDoubles(out[1]), (std::vector<double>{12, 16, 24, 28}));
+  EXPECT_EQ(ToDoubles(out[2]), (std::vector<double>{5, 6, 8, 9}));
 }
 
 TEST(CcLayersTest, DropoutScalesAndPassesThrough) {
@@ -212,7 +212,7 @@ TEST(CcLayersTest, DropoutScalesAndPassesThrough) {
   ClientSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({{training, true}}, {y}, &out).ok());
-  const auto v = Doubles(out[0]);
+  const auto v = ToDoubles(out[0]);
   int zeros = 0;
   for (double e : v) {
     if (e == 0) {
@@ -223,7 +223,7 @@ TEST(CcLayersTest, DropoutScalesAndPassesThrough) {
   }
   EXPECT_NEAR(zeros / 10000.0, 0.25, 0.02);
   ASSERT_TRUE(session.Run({{training, false}}, {y}, &out).ok());
-  for (double e : Doubles(out[0])) EXPECT_EQ(e, 1.0);
+  for (double e : ToDoubles(out[0])) EXPECT_EQ(e, 1.0);
   Scope bad = Scope::NewRootScope();
   training::Dropout(bad, ops::Const(bad, 1.0f), 1.0, ops::Const(bad, true));
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
@@ -245,7 +245,7 @@ TEST(CcLayersTest, BatchNormMovingStatistics) {
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({}, {y}, updates, &out).ok());
   // y normalized with the biased batch variance [1.25, 125] and epsilon 1e-3.
-  const auto yv = Doubles(out[0]);
+  const auto yv = ToDoubles(out[0]);
   EXPECT_NEAR(yv[0], (1 - 2.5) / std::sqrt(1.25 + 1e-3), 1e-4);
   EXPECT_NEAR(yv[7], (40 - 25) / std::sqrt(125 + 1e-3), 1e-4);
   ASSERT_TRUE(session.Run({}, {}, updates, nullptr).ok());
@@ -253,7 +253,7 @@ TEST(CcLayersTest, BatchNormMovingStatistics) {
   ASSERT_EQ(vars.size(), 4u);  // gamma, beta, moving_mean, moving_variance
   ASSERT_TRUE(session.Run(std::vector<Output>{vars[2].Read(root), vars[3].Read(root)}, &out).ok());
   // Two steps of moving += (batch - moving) * 0.5 from 0 and 1.
-  const auto mm = Doubles(out[0]), mv = Doubles(out[1]);
+  const auto mm = ToDoubles(out[0]), mv = ToDoubles(out[1]);
   EXPECT_NEAR(mm[0], 2.5 * 0.75, 1e-5);
   EXPECT_NEAR(mm[1], 25 * 0.75, 1e-4);
   EXPECT_NEAR(mv[0], 0.25 + 1.25 * 0.75, 1e-4);
@@ -286,7 +286,7 @@ TEST(CcLayersTest, RegularizationLossesAndBadInputs) {
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({reg}, &out).ok());
   // L2: 0.1 * (4 entries * 4) / 2 = 0.8; L1: 0.5 * (2 * 3) = 3.
-  EXPECT_NEAR(Doubles(out[0])[0], 3.8, 1e-6);
+  EXPECT_NEAR(ToDoubles(out[0])[0], 3.8, 1e-6);
 
   Scope bad = Scope::NewRootScope();
   training::Dense(bad, ops::Const(bad, {1.0f, 2.0f}), 2);  // rank 1
@@ -308,7 +308,7 @@ TEST(CcGradientsTest, ScopeGradientsAndNoGradient) {
   ClientSession session(root);
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({dx[0]}, &out).ok());
-  EXPECT_EQ(Doubles(out[0]), (std::vector<double>{6, -2}));
+  EXPECT_EQ(ToDoubles(out[0]), (std::vector<double>{6, -2}));
   EXPECT_EQ(AddSymbolicGradients(root, {y}, {Output()}, &dx).code(),
             absl::StatusCode::kInvalidArgument);
 }

@@ -10,21 +10,11 @@
 namespace tensorflux::training {
 namespace {
 
-// TF 1.x's seed for an op that has an op seed but no graph seed (random_seed.get_seed).
-constexpr int64_t kDefaultGraphSeed = 87654321;
-
 Output ShapeConst(const Scope& scope, const TensorShape& shape) {
   std::vector<int64_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
   Tensor t(DT_INT64, TensorShape({static_cast<int64_t>(dims.size())}));
   std::copy(dims.begin(), dims.end(), t.data<int64_t>());
   return ops::Const(scope.WithOpName("shape"), Input::Initializer(t));
-}
-
-template <typename RandomOp>
-typename RandomOp::Attrs SeedAttrs(int64_t seed) {
-  typename RandomOp::Attrs attrs;
-  if (seed != 0) attrs = attrs.Seed(kDefaultGraphSeed).Seed2(seed);
-  return attrs;
 }
 
 // mean + stddev * unit, in the variable's dtype.
@@ -39,9 +29,9 @@ Initializer Normal(double mean, double stddev, int64_t seed, bool truncated) {
     const Scope scope = s.NewSubScope(truncated ? "truncated_normal" : "random_normal");
     Output unit = truncated
         ? Output(ops::TruncatedNormal(scope, ShapeConst(scope, shape), dtype,
-                                      SeedAttrs<ops::TruncatedNormal>(seed)))
+                                      OpSeedAttrs<ops::TruncatedNormal>(seed)))
         : Output(ops::RandomStandardNormal(scope, ShapeConst(scope, shape), dtype,
-                                           SeedAttrs<ops::RandomStandardNormal>(seed)));
+                                           OpSeedAttrs<ops::RandomStandardNormal>(seed)));
     return Affine(scope, unit, mean, stddev, dtype);
   };
 }
@@ -80,7 +70,7 @@ Initializer RandomUniform(double minval, double maxval, int64_t seed) {
   return [=](const Scope& s, const TensorShape& shape, DataType dtype) -> Output {
     const Scope scope = s.NewSubScope("random_uniform");
     Output unit = ops::RandomUniform(scope, ShapeConst(scope, shape), dtype,
-                                     SeedAttrs<ops::RandomUniform>(seed));
+                                     OpSeedAttrs<ops::RandomUniform>(seed));
     return Affine(scope, unit, minval, maxval - minval, dtype);
   };
 }

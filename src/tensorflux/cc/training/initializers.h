@@ -18,6 +18,18 @@
 
 namespace tensorflux::training {
 
+// TF 1.x's graph seed for an op that has an op seed but no graph seed (random_seed.get_seed).
+inline constexpr int64_t kDefaultGraphSeed = 87654321;
+
+// The (seed, seed2) attrs of a random op wrapper (ops::RandomUniform::Attrs, ...) for op seed
+// `seed`: (kDefaultGraphSeed, seed), or unset (nondeterministic) for 0.
+template <typename RandomOp>
+typename RandomOp::Attrs OpSeedAttrs(int64_t seed) {
+  typename RandomOp::Attrs attrs;
+  if (seed != 0) attrs = attrs.Seed(kDefaultGraphSeed).Seed2(seed);
+  return attrs;
+}
+
 struct Fans {
   double fan_in = 1;
   double fan_out = 1;

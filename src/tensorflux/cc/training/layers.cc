@@ -29,6 +29,17 @@ Status CheckRank(const Scope& scope, const Output& x, int rank, const char* laye
   return OkStatus();
 }
 
+// The last dimension of an input that must have rank `rank`; -1 after recording the error.
+int64_t CheckedChannels(const Scope& scope, const Output& x, int rank, const char* layer) {
+  if (!scope.ok()) return -1;
+  Status st = CheckRank(scope, x, rank, layer);
+  if (!st.ok()) {
+    scope.UpdateStatus(st);
+    return -1;
+  }
+  return LastDim(scope, x, layer);
+}
+
 // kernel/bias variables + the op; returns the biased, activated output.
 Output BiasAndActivate(const Scope& s, Output y, int64_t units, bool use_bias,
                        const Initializer& bias_init, const Regularizer& bias_reg, bool trainable,
@@ -90,10 +101,7 @@ Activation Relu() {
 }
 
 Output Dense(const Scope& scope, const Output& inputs, int64_t units, const DenseOptions& o) {
-  if (!scope.ok()) return Output();
-  Status st = CheckRank(scope, inputs, 2, "Dense");
-  const int64_t in = st.ok() ? LastDim(scope, inputs, "Dense") : -1;
-  if (!st.ok()) scope.UpdateStatus(st);
+  const int64_t in = CheckedChannels(scope, inputs, 2, "Dense");
   if (in < 0) return Output();
   const Scope s = scope.NewSubScope(o.name);
   auto kernel = Kernel(s, TensorShape({in, units}), o.kernel_initializer, o.kernel_regularizer,
@@ -106,10 +114,7 @@ Output Dense(const Scope& scope, const Output& inputs, int64_t units, const Dens
 
 Output Conv2D(const Scope& scope, const Output& inputs, int64_t filters, int64_t kernel_h,
               int64_t kernel_w, const Conv2DOptions& o) {
-  if (!scope.ok()) return Output();
-  Status st = CheckRank(scope, inputs, 4, "Conv2D");
-  const int64_t in = st.ok() ? LastDim(scope, inputs, "Conv2D") : -1;
-  if (!st.ok()) scope.UpdateStatus(st);
+  const int64_t in = CheckedChannels(scope, inputs, 4, "Conv2D");
   if (in < 0) return Output();
   const Scope s = scope.NewSubScope(o.name);
   auto kernel = Kernel(s, TensorShape({kernel_h, kernel_w, in, filters}), o.kernel_initializer,
@@ -162,9 +167,8 @@ Output Dropout(const Scope& scope, const Output& inputs, double rate, const Outp
   const Scope s = scope.NewSubScope("dropout");
   const DataType dt = inputs.type();
   // The mask has the input's runtime shape.
-  ops::RandomUniform::Attrs attrs;
-  if (seed != 0) attrs = attrs.Seed(87654321).Seed2(seed);
-  Output uniform = ops::RandomUniform(s, ops::Shape(s, inputs), dt, attrs);
+  Output uniform = ops::RandomUniform(s, ops::Shape(s, inputs), dt,
+                                      OpSeedAttrs<ops::RandomUniform>(seed));
   Output keep = ops::Cast(s, ops::GreaterEqual(s, uniform, ops::Const(s, rate, dt)), dt);
   Output dropped = ops::Mul(s, ops::Mul(s, inputs, keep), ops::Const(s, 1.0 / (1.0 - rate), dt));
   return ops::SelectV2(s, training, dropped, inputs);
