@@ -75,6 +75,43 @@ def test_idx_dataset_fashion_mnist():
     np.testing.assert_array_equal(all_labels, ref_labels)
 
 
+def _gzip_members(path, data, cuts):
+    """`data` as consecutive gzip members (python's gzip, appending), split at `cuts`."""
+    path.unlink(missing_ok=True)
+    for a, b in zip([0] + cuts, cuts + [len(data)]):
+        with gzip.open(path, "ab") as f:
+            f.write(data[a:b])
+
+
+def test_gzip_tfrecord_and_idx_from_python_gzip_members(tmp_path):
+    # Files written by python's gzip in several members (as `cat a.gz b.gz` would make) read
+    # like the plain bytes; a stream cut short is DataLossError naming the file.
+    _write(tmp_path / "r.tfrecord", range(300))
+    raw = (tmp_path / "r.tfrecord").read_bytes()
+    _gzip_members(tmp_path / "r.tfrecord.gz", raw, [100, len(raw) // 2])
+    values = np.arange(4 * 3 * 5, dtype=np.float32).reshape(4, 3, 5) * 1.5 - 7
+    idx = b"\x00\x00\x0d\x03" + np.array([4, 3, 5], ">u4").tobytes() + values.astype(">f4").tobytes()
+    _gzip_members(tmp_path / "v.idx.gz", idx, [10, 77])
+    with tx.Graph().as_default():
+        recs = _drain(tx.data.TFRecordDataset(str(tmp_path / "r.tfrecord.gz"), "GZIP"))
+        items = _drain(tx.data.experimental.IdxDataset(str(tmp_path / "v.idx.gz")))
+        plain = _drain(tx.data.TFRecordDataset(str(tmp_path / "r.tfrecord")))
+    assert len(recs) == 300 and recs == plain
+    np.testing.assert_array_equal(np.stack(items), values)
+
+    gz = (tmp_path / "r.tfrecord.gz").read_bytes()
+    (tmp_path / "cut.tfrecord.gz").write_bytes(gz[:len(gz) - 20])
+    (tmp_path / "cut.idx.gz").write_bytes(gzip.compress(idx)[:-6])
+    for name, make in [("cut.tfrecord.gz", tx.data.TFRecordDataset),
+                       ("cut.idx.gz", tx.data.experimental.IdxDataset)]:
+        with tx.Graph().as_default():
+            nxt = tx.data.make_one_shot_iterator(make(str(tmp_path / name))).get_next()
+            with tx.Session() as sess:
+                with pytest.raises(tx.errors.DataLossError, match=name + "' at offset"):
+                    while True:
+                        sess.run(nxt)
+
+
 def test_idx_dataset_bad_header(tmp_path):
     (tmp_path / "bad.idx").write_bytes(b"\x01\x00\x08\x01\x00\x00\x00\x01\x05")
     with pytest.raises(ValueError, match="not an IDX file"):

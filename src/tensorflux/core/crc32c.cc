@@ -1,11 +1,10 @@
 #include "tensorflux/core/crc32c.h"
 
-#include <array>
-#include <cstring>
+#include <isa-l/crc.h>
 
-#if defined(__SSE4_2__)
-#include <nmmintrin.h>
-#endif
+#include <array>
+#include <climits>
+#include <cstring>
 
 namespace tensorflux {
 namespace crc32c {
@@ -50,16 +49,16 @@ uint32_t ExtendPortable(uint32_t init_crc, const void* data, size_t n) {
 }
 
 uint32_t Extend(uint32_t init_crc, const void* data, size_t n) {
-#if defined(__SSE4_2__) && defined(__x86_64__)
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  uint64_t c = ~init_crc;
-  for (; n >= 8; n -= 8, p += 8) c = _mm_crc32_u64(c, LoadLE64(p));
-  uint32_t c32 = static_cast<uint32_t>(c);
-  for (; n > 0; --n, ++p) c32 = _mm_crc32_u8(c32, *p);
-  return ~c32;
-#else
-  return ExtendPortable(init_crc, data, n);
-#endif
+  // crc32_iscsi takes an int length and the un-inverted register.
+  auto* p = static_cast<unsigned char*>(const_cast<void*>(data));
+  uint32_t c = ~init_crc;
+  for (; n > 0;) {
+    const size_t k = n < size_t{INT_MAX} ? n : size_t{1} << 30;
+    c = crc32_iscsi(p, static_cast<int>(k), c);
+    p += k;
+    n -= k;
+  }
+  return ~c;
 }
 
 }  // namespace crc32c

@@ -6,9 +6,11 @@
 // Mask: rotate right by 15 bits, then add 0xA282EAD8 (mod 2^32), so that a CRC stored inside
 // CRC-protected data does not checksum to a fixed point (spec/tf-wire.md §2).
 //
-// Neither Debian's Abseil (20220623, before absl/crc) nor any packaged C++ library exports a
-// CRC-32C here (LevelDB has one but does not install its header), hence this small one: a
-// slicing-by-8 table loop, and the SSE4.2 instruction when the build targets a CPU that has it.
+// Extend runs ISA-L's crc32_iscsi (libisal, Debian's libisal-dev): on x86-64 it folds three
+// interleaved streams of the SSE4.2 `crc32` instruction (or PCLMULQDQ / AVX-512 folding) and picks
+// the best code for the CPU at run time, ~3x one `crc32` dependency chain. ISA-L's convention is
+// the raw register: crc32_iscsi(p, n, ~c) == ~Extend(c, p, n). ExtendPortable is a slicing-by-8
+// table loop kept as the independent reference the tests compare against.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +22,7 @@ namespace crc32c {
 // The CRC-32C of `data[0, n)` appended to data whose CRC-32C is `init_crc`
 // (Extend(Extend(0, a), b) == CRC of a followed by b). Extend(0, ...) is the plain checksum.
 uint32_t Extend(uint32_t init_crc, const void* data, size_t n);
-// The same, always through the portable table loop (Extend uses SSE4.2 when compiled for it).
+// The same through the portable table loop (no ISA-L), for cross-checks.
 uint32_t ExtendPortable(uint32_t init_crc, const void* data, size_t n);
 
 inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }

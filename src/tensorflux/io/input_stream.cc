@@ -1,8 +1,9 @@
 #include "tensorflux/io/input_stream.h"
 
 #include <fcntl.h>
+#include <isa-l/igzip_lib.h>
+#include <sys/uio.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,90 +11,173 @@
 
 namespace tensorflux {
 namespace io {
+namespace {
+
+const char* InflateError(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "invalid deflate lookback distance";
+    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "gzip header names a method other than deflate";
+    case ISAL_INCORRECT_CHECKSUM: return "gzip CRC-32 or length check failed";
+    case ISAL_NEED_DICT: return "stream needs a preset dictionary";
+    default: return "unknown inflate error";
+  }
+}
+
+// At most this many bytes per isal_inflate / readv call (their lengths are 32-bit).
+constexpr size_t kMaxChunk = size_t{1} << 30;
+
+}  // namespace
+
+// ISA-L's inflate state over a compressed-input buffer `in`. state.next_in / avail_in are the
+// unread compressed bytes; the 8 bytes before next_in stay in `in` across refills, so that the
+// bytes ISA-L buffered past the end of a member (at most 8, in state.read_in) can be given back
+// before the next member starts.
+struct InputStream::Gzip {
+  inflate_state state;
+  std::unique_ptr<uint8_t[]> in{new uint8_t[kCompressedBufferBytes]};
+  bool eof = false;          // the file has no more compressed bytes
+  bool between = false;      // a member has ended: another one starts, or the data ends
+  bool finished = false;     // the last member has ended
+
+  Gzip() {
+    isal_inflate_init(&state);
+    state.crc_flag = ISAL_GZIP;  // parse the gzip header, check the CRC-32 and length trailer
+    state.next_in = in.get();
+    state.avail_in = 0;
+  }
+};
 
 StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errors::NotFound("cannot open file '", path, "': ", std::strerror(errno));
-  // Plain files are read with read(2) (no zlib copy); gzip files (magic 1f 8b) through zlib.
+  // Plain files are read with read(2); gzip files (magic 1f 8b) through isal_inflate.
   unsigned char magic[2] = {0, 0};
   const bool gzip = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  void* gz = nullptr;
-  if (gzip) {
-    gz = gzdopen(fd, "rb");
-    if (gz == nullptr) {
-      ::close(fd);
-      return errors::ResourceExhausted("cannot start gzip decoding of '", path, "'");
-    }
-    gzbuffer(static_cast<gzFile>(gz), 128 << 10);
-  }
-  return std::unique_ptr<InputStream>(new InputStream(path, fd, gz));
+  return std::unique_ptr<InputStream>(
+      new InputStream(path, fd, gzip ? std::make_unique<Gzip>() : nullptr));
 }
 
-InputStream::InputStream(std::string path, int fd, void* gz)
-    : path_(std::move(path)), fd_(fd), gz_(gz), buf_(new char[kBufferBytes]) {}
+InputStream::InputStream(std::string path, int fd, std::unique_ptr<Gzip> gz)
+    : path_(std::move(path)), fd_(fd), gz_(std::move(gz)), buf_(new char[kBufferBytes]) {}
 
-InputStream::~InputStream() {
-  if (gz_ != nullptr) {
-    gzclose(static_cast<gzFile>(gz_));  // closes fd_
-  } else {
-    ::close(fd_);
-  }
-}
+InputStream::~InputStream() { ::close(fd_); }
 
 std::string InputStream::Where(int64_t at) const {
   return absl::StrCat("file '", path_, "' at offset ", at);
 }
 
-StatusOr<int64_t> InputStream::RawRead(char* dst, size_t n) {
+StatusOr<size_t> InputStream::RawRead(char* dst, size_t n) {
   while (true) {
-    const ssize_t got = ::read(fd_, dst, n);
-    if (got >= 0) return static_cast<int64_t>(got);
+    const ssize_t got = ::read(fd_, dst, std::min(n, kMaxChunk));
+    if (got >= 0) return static_cast<size_t>(got);
     if (errno != EINTR)
       return errors::DataLoss("read error in ", Where(offset_), ": ", std::strerror(errno));
   }
 }
 
+StatusOr<bool> InputStream::FillCompressed() {
+  Gzip& g = *gz_;
+  inflate_state& s = g.state;
+  const size_t keep = std::min<size_t>(8, s.next_in - g.in.get());
+  std::memmove(g.in.get(), s.next_in - keep, keep + s.avail_in);
+  s.next_in = g.in.get() + keep;
+  const size_t used = keep + s.avail_in;
+  TX_ASSIGN_OR_RETURN(size_t got,
+                      RawRead(reinterpret_cast<char*>(g.in.get()) + used,
+                              kCompressedBufferBytes - used));
+  s.avail_in += static_cast<uint32_t>(got);
+  if (got == 0) g.eof = true;
+  return got > 0;
+}
+
+StatusOr<size_t> InputStream::Inflate(char* dst, size_t n) {
+  Gzip& g = *gz_;
+  inflate_state& s = g.state;
+  s.next_out = reinterpret_cast<uint8_t*>(dst);
+  s.avail_out = static_cast<uint32_t>(std::min(n, kMaxChunk));
+  const uint32_t want = s.avail_out;
+  while (s.avail_out > 0 && !g.finished) {
+    if (g.between) {
+      // Another member follows only if the next bytes are a gzip magic; anything else (zero
+      // padding, other trailing bytes) ends the data, as in zlib's gzread.
+      while (s.avail_in < 2 && !g.eof) TX_RETURN_IF_ERROR(FillCompressed().status());
+      if (s.avail_in < 2 || s.next_in[0] != 0x1f || s.next_in[1] != 0x8b) {
+        g.finished = true;
+        break;
+      }
+      isal_inflate_reset(&s);
+      g.between = false;
+    }
+    if (s.avail_in == 0 && !g.eof) TX_RETURN_IF_ERROR(FillCompressed().status());
+    const uint32_t out_before = s.avail_out;
+    const uint32_t in_before = s.avail_in;
+    const int rc = isal_inflate(&s);
+    const int64_t at = offset_ + static_cast<int64_t>(want - s.avail_out);
+    if (rc != ISAL_DECOMP_OK) {
+      return errors::DataLoss("corrupt gzip stream in ", Where(at), ": ", InflateError(rc));
+    }
+    if (s.block_state == ISAL_BLOCK_FINISH) {
+      // Give back the whole bytes ISA-L read ahead, then look for a next member.
+      const uint32_t ahead = static_cast<uint32_t>(s.read_in_length / 8);
+      s.next_in -= ahead;
+      s.avail_in += ahead;
+      s.read_in = 0;
+      s.read_in_length = 0;
+      g.between = true;
+      continue;
+    }
+    if (s.avail_out > 0 && s.avail_in == 0 && g.eof) {
+      return errors::DataLoss("truncated gzip stream in ", Where(at),
+                              ": the file ends inside a gzip member");
+    }
+    if (s.avail_out == out_before && s.avail_in == in_before && s.avail_in > 0) {
+      return errors::DataLoss("corrupt gzip stream in ", Where(at), ": inflate made no progress");
+    }
+  }
+  return static_cast<size_t>(want - s.avail_out);
+}
+
+StatusOr<size_t> InputStream::ReadDirect(char* dst, size_t n, size_t lookahead) {
+  if (gz_ != nullptr) return Inflate(dst, n);
+  iovec iov[2] = {{dst, std::min(n, kMaxChunk)}, {buf_.get(), std::min(lookahead, kBufferBytes)}};
+  while (true) {
+    const ssize_t got = ::readv(fd_, iov, 2);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      return errors::DataLoss("read error in ", Where(offset_), ": ", std::strerror(errno));
+    const size_t direct = std::min(static_cast<size_t>(got), iov[0].iov_len);
+    pos_ = 0;
+    end_ = static_cast<size_t>(got) - direct;
+    return direct;
+  }
+}
+
 StatusOr<bool> InputStream::Fill() {
   pos_ = end_ = 0;
-  if (gz_ == nullptr) {
-    TX_ASSIGN_OR_RETURN(int64_t n, RawRead(buf_.get(), kBufferBytes));
-    end_ = static_cast<size_t>(n);
-    return n > 0;
-  }
-  gzFile gz = static_cast<gzFile>(gz_);
-  const int n = gzread(gz, buf_.get(), static_cast<unsigned>(kBufferBytes));
-  if (n < 0) {
-    int code = 0;
-    const char* msg = gzerror(gz, &code);
-    return errors::DataLoss("corrupt compressed data in ", Where(offset_), ": ", msg);
-  }
-  if (n == 0) {
-    // gzread returns 0 both at a clean end and on a gzip stream cut short.
-    int code = 0;
-    const char* msg = gzerror(gz, &code);
-    if (code != Z_OK && code != Z_BUF_ERROR)
-      return errors::DataLoss("corrupt compressed data in ", Where(offset_), ": ", msg);
-    if (code == Z_BUF_ERROR)
-      return errors::DataLoss("truncated gzip stream in ", Where(offset_));
-    return false;
-  }
-  end_ = static_cast<size_t>(n);
-  return true;
+  StatusOr<size_t> n = gz_ != nullptr ? Inflate(buf_.get(), kBufferBytes)
+                                      : RawRead(buf_.get(), kBufferBytes);
+  if (!n.ok()) return n.status();
+  end_ = *n;
+  return *n > 0;
 }
 
 Status InputStream::Read(void* dst, size_t n, size_t* got) {
   char* out = static_cast<char*>(dst);
   *got = 0;
   while (*got < n) {
-    if (pos_ == end_ && gz_ == nullptr && out != nullptr && n - *got >= kBufferBytes) {
-      // A large read of a plain file goes straight to the destination.
-      TX_ASSIGN_OR_RETURN(int64_t k, RawRead(out + *got, n - *got));
-      if (k == 0) break;
-      *got += static_cast<size_t>(k);
-      offset_ += k;
-      continue;
-    }
     if (pos_ == end_) {
+      const size_t want = n - *got;
+      if (out != nullptr && want >= kDirectReadBytes) {
+        // A large read goes straight to the destination (see the header).
+        TX_ASSIGN_OR_RETURN(size_t k, ReadDirect(out + *got, want, kLookaheadBytes));
+        if (k == 0) break;
+        *got += k;
+        offset_ += static_cast<int64_t>(k);
+        continue;
+      }
       StatusOr<bool> more = Fill();
       if (!more.ok()) return more.status();
       if (!*more) break;

@@ -62,7 +62,22 @@ Status RecordReader::ReadFull(void* dst, size_t n, int64_t record_start, const c
   return OkStatus();
 }
 
+bool RecordReader::ReadBufferedRecord(std::string* record) {
+  const std::string_view b = in_->buffered();
+  if (b.size() < 16) return false;
+  const uint64_t length = GetLE64(b.data());
+  if (length > b.size() - 16 || length > options_.max_record_bytes) return false;
+  const char* data = b.data() + 12;
+  if (crc32c::Unmask(GetLE32(b.data() + 8)) != crc32c::Value(b.data(), 8) ||
+      crc32c::Unmask(GetLE32(data + length)) != crc32c::Value(data, length))
+    return false;  // ReadRecord reports it
+  record->assign(data, length);
+  in_->Consume(16 + length);
+  return true;
+}
+
 Status RecordReader::ReadRecord(std::string* record) {
+  if (!done_ && ReadBufferedRecord(record)) return OkStatus();
   while (true) {
     if (done_) return errors::OutOfRange("end of TFRecord file '", in_->path(), "'");
     const int64_t start = in_->offset();

@@ -2,7 +2,10 @@
 //   uint64 length (little-endian) | uint32 masked CRC-32C of the 8 length bytes |
 //   length data bytes | uint32 masked CRC-32C of the data.
 // The reader streams (memory is the stream buffer plus the largest record) and also reads
-// gzip-compressed files (TF's compression_type "GZIP"), detected from the gzip magic.
+// gzip-compressed files (TF's compression_type "GZIP"), detected from the gzip magic. Record data
+// is copied once, into the caller's string: from the stream buffer (CRC checked in place) for a
+// record that is buffered whole, else read (or inflated) straight into the string when large
+// (InputStream::kDirectReadBytes).
 //
 // Errors name the file and the offset of the record's first byte:
 //  - a header or payload cut short by the end of file, a length CRC or data CRC mismatch ->
@@ -49,6 +52,9 @@ class RecordReader {
 
  private:
   RecordReader() = default;
+  // The common case: the whole record is in the stream's buffer and both CRCs match. It is
+  // checked in place and copied once into *record; false (nothing consumed) otherwise.
+  bool ReadBufferedRecord(std::string* record);
   // Reads exactly n bytes; DATA_LOSS naming `what` and the record offset if the file ends first.
   Status ReadFull(void* dst, size_t n, int64_t record_start, const char* what, bool* at_eof);
 

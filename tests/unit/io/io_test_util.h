@@ -31,9 +31,9 @@ inline std::string ReadFile(const std::string& path) {
 }
 
 // `bytes` as a gzip member (deflate with the gzip wrapper), through zlib directly.
-inline std::string Gzip(const std::string& bytes) {
+inline std::string Gzip(const std::string& bytes, int level = 6) {
   z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&z, bytes.size()) + 32, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
   z.avail_in = bytes.size();
