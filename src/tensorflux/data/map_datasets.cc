@@ -1,69 +1,38 @@
-// Datasets that run a library function per element (TF's MapDataset, ParallelMapDatasetV2,
-// FilterDataset). The function (attr `f` / `predicate`, a FunctionDef of the graph's library)
-// takes the element's components followed by `other_arguments` (captured tensors) and runs
-// through the session's FunctionLibraryRuntime (framework/function.h) with no Python involved.
+// Datasets that run a function per element (TF's MapDataset, ParallelMapDatasetV2,
+// FilterDataset). The function (attr `f` / `predicate`: a FunctionDef of the graph's library or
+// a registered C++ callable, data/captured_function.h) takes the element's components followed by
+// `other_arguments` (captured tensors) and runs through the session's FunctionLibraryRuntime
+// with no Python involved.
 //
 // Map: the function's results are the new element; their dtypes must be output_types and
 // their shapes compatible with output_shapes (INVALID_ARGUMENT otherwise).
-// ParallelMapDatasetV2: up to num_parallel_calls (> 0, or -1 = AUTOTUNE: one per core) calls
-// run at once on the iterator's own thread pool, fed from the input in order. `deterministic`
-// "true" / "default" returns results in input order; "false" returns whichever is done first.
+// ParallelMapDatasetV2: num_parallel_calls (> 0, or -1 = AUTOTUNE: one per core) worker threads
+// of the iterator (started by its first GetNext) each take the next input element (in input
+// order), run the function and store the result; at most 4 * num_parallel_calls elements
+// (2 * num_parallel_calls + 32 for more than 16 calls) are in flight or finished and not yet
+// taken, so memory is bounded. `deterministic` "true" / "default" returns results in input
+// order; "false" returns whichever is done first. Workers sleep only when that buffer is full; a
+// consumer that finds nothing ready sleeps until 2 * num_parallel_calls (at most 32) results are
+// (or 0.5 ms has passed and one is): no thread hand-off per element, which on a 2-core machine
+// costs more than a small function (docs/PERFORMANCE.md). An error (from the input or the
+// function) is returned in the element's place; later elements still follow. Destroying the
+// iterator waits for the calls in flight (it starts no new ones).
 // Filter: the predicate returns a bool scalar (INVALID_ARGUMENT otherwise); elements for which
 // it is false are dropped.
-// Interleave: f returns a dataset per input element; cycle_length (> 0, -1 = one per core) of
-// them are read round-robin, block_length (> 0) elements each turn.
 // Errors from the function name the function's node ("{{node add}} (op AddV2): ...").
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflux/core/threadpool.h"
+#include "tensorflux/data/captured_function.h"
 #include "tensorflux/data/dataset.h"
-#include "tensorflux/framework/function.h"
 
 namespace tensorflux {
 namespace {
-
-// A function instantiated in an iterator's runtime (which it keeps alive).
-struct FunctionInstance {
-  std::shared_ptr<FunctionLibraryRuntime> flr;
-  FunctionLibraryRuntime::Handle handle = -1;
-};
-
-// A function attr plus its captured arguments, instantiated per iterator.
-class CapturedFunction {
- public:
-  CapturedFunction(std::string name, std::vector<Tensor> captured)
-      : name_(std::move(name)), captured_(std::move(captured)) {}
-  const std::string& name() const { return name_; }
-
-  // Instantiates the function in ctx's runtime; INVALID_ARGUMENT unless it returns `rets`.
-  Status Instantiate(IteratorContext* ctx, const DataTypeVector& rets,
-                     FunctionInstance* out) const {
-    if (ctx->function_library == nullptr) {
-      return errors::FailedPrecondition("No function runtime to run ", name_);
-    }
-    out->flr = ctx->function_library;
-    TX_ASSIGN_OR_RETURN(out->handle, out->flr->Instantiate(name_));
-    if (out->flr->RetTypes(out->handle) != rets) {
-      return errors::InvalidArgument("Function ", name_, " returns [",
-                                     DataTypeVectorString(out->flr->RetTypes(out->handle)),
-                                     "] but the dataset needs [", DataTypeVectorString(rets),
-                                     "]");
-    }
-    return OkStatus();
-  }
-
-  Status Run(const FunctionInstance& f, std::vector<Tensor> element,
-             std::vector<Tensor>* rets) const {
-    for (const Tensor& c : captured_) element.push_back(c);
-    return f.flr->Run(f.handle, std::move(element), rets);
-  }
-
- private:
-  const std::string name_;
-  const std::vector<Tensor> captured_;
-};
 
 // ---------------------------------------------------------------- Map / ParallelMap
 
@@ -91,112 +60,208 @@ class MapDataset : public DatasetBase {
 
  protected:
   std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
-    return std::make_unique<Iterator>(this);
+    if (num_parallel_calls_ == 0) return std::make_unique<Iterator>(this);
+    return std::make_unique<ParallelIterator>(this);
   }
 
  private:
-  // One call of the function: its result once done.
-  // One call of the function; its fields are guarded by CallState::mu.
-  struct Call {
-    bool done = false;
-    Status status;
-    std::vector<Tensor> out;
-  };
-  // Shared by an iterator and its calls in flight: cv is notified whenever a call finishes.
-  struct CallState {
-    std::mutex mu;
-    std::condition_variable cv;
-  };
-
   class Iterator : public UnaryDatasetIterator<MapDataset> {
    public:
     using UnaryDatasetIterator::UnaryDatasetIterator;
-    ~Iterator() override {
-      // Wait for calls in flight: they reference the runtime and the dataset.
-      std::unique_lock<std::mutex> l(state_->mu);
-      for (auto& c : calls_) state_->cv.wait(l, [&] { return c->done; });
-      l.unlock();
-      pool_.reset();
-    }
     Status Initialize(IteratorContext* ctx) override {
-      const MapDataset& d = *dataset();
-      TX_RETURN_IF_ERROR(d.fn_.Instantiate(ctx, d.types_, &fn_));
-      TX_RETURN_IF_ERROR(UnaryDatasetIterator::Initialize(ctx));
-      if (d.num_parallel_calls_ > 0) {
-        pool_ = std::make_unique<ThreadPool>("tx_parallel_map", d.num_parallel_calls_);
-      }
-      return OkStatus();
+      TX_RETURN_IF_ERROR(dataset()->fn_.Instantiate(ctx, dataset()->types_, &fn_));
+      return UnaryDatasetIterator::Initialize(ctx);
     }
     Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
-      const MapDataset& d = *dataset();
-      if (pool_ == nullptr) {
-        if (input_ == nullptr) {
-          *end = true;
-          return OkStatus();
-        }
-        std::vector<Tensor> in;
-        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &in, end));
-        if (*end) {
-          input_.reset();
-          return OkStatus();
-        }
-        TX_RETURN_IF_ERROR(d.fn_.Run(fn_, std::move(in), out));
-        return d.CheckResult(*out);
-      }
-      // Parallel: keep num_parallel_calls calls in flight, then take one that is done.
-      while (input_ != nullptr && static_cast<int>(calls_.size()) < d.num_parallel_calls_) {
-        std::vector<Tensor> in;
-        bool in_end = false;
-        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &in, &in_end));
-        if (in_end) {
-          input_.reset();
-          break;
-        }
-        auto call = std::make_shared<Call>();
-        calls_.push_back(call);
-        pool_->Schedule([call, state = state_, in = std::move(in), inst = fn_, fn = &d.fn_]() {
-          std::vector<Tensor> rets;
-          Status s = fn->Run(inst, in, &rets);
-          {
-            std::lock_guard<std::mutex> l(state->mu);
-            call->status = s;
-            call->out = std::move(rets);
-            call->done = true;
-          }
-          state->cv.notify_all();
-        });
-      }
-      if (calls_.empty()) {
+      if (input_ == nullptr) {
         *end = true;
         return OkStatus();
       }
-      // Deterministic: the oldest call; otherwise the first (in input order) that is done.
-      auto next = calls_.end();
-      {
-        std::unique_lock<std::mutex> l(state_->mu);
-        state_->cv.wait(l, [&] {
-          for (auto it = calls_.begin(); it != calls_.end(); ++it) {
-            if ((*it)->done) {
-              next = it;
-              return true;
-            }
-            if (d.deterministic_) return false;
-          }
-          return false;
-        });
+      std::vector<Tensor> in;
+      TX_RETURN_IF_ERROR(input_->GetNext(ctx, &in, end));
+      if (*end) {
+        input_.reset();
+        return OkStatus();
       }
-      std::shared_ptr<Call> call = *next;
-      calls_.erase(next);
-      TX_RETURN_IF_ERROR(call->status);
-      *out = std::move(call->out);
-      return d.CheckResult(*out);
+      TX_RETURN_IF_ERROR(dataset()->fn_.Run(fn_, std::move(in), out));
+      return dataset()->CheckResult(*out);
     }
 
    private:
     FunctionInstance fn_;
-    std::shared_ptr<CallState> state_ = std::make_shared<CallState>();
-    std::deque<std::shared_ptr<Call>> calls_;  // in input order; only this iterator edits it
-    std::unique_ptr<ThreadPool> pool_;
+  };
+
+  class ParallelIterator : public DatasetIterator<MapDataset> {
+   public:
+    explicit ParallelIterator(const MapDataset* d)
+        : DatasetIterator(d),
+          wake_batch_(std::min<size_t>(2 * static_cast<size_t>(d->num_parallel_calls_), 32)),
+          capacity_(wake_batch_ + 2 * static_cast<size_t>(d->num_parallel_calls_)) {}
+    ~ParallelIterator() override {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        cancelled_ = true;
+      }
+      worker_cv_.notify_all();
+      for (std::thread& t : workers_) t.join();
+    }
+    Status Initialize(IteratorContext* ctx) override {
+      TX_RETURN_IF_ERROR(dataset()->fn_.Instantiate(ctx, dataset()->types_, &fn_));
+      TX_ASSIGN_OR_RETURN(input_, dataset()->input()->MakeIterator(ctx));
+      return OkStatus();
+    }
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      if (workers_.empty()) {  // started by the first GetNext, with its context
+        ctx_ = *ctx;
+        for (int i = 0; i < dataset()->num_parallel_calls_; ++i) {
+          workers_.emplace_back([this] { WorkerLoop(); });
+        }
+      }
+      std::shared_ptr<Result> r;
+      {
+        std::unique_lock<std::mutex> l(mu_);
+        if (ReadyCount() == 0 && !AtEnd()) {
+          // Wait for a run of wake_batch_ results, but never more than kBatchWait for it.
+          consumer_waiting_ = true;
+          wake_at_ = wake_batch_;
+          if (!cv_.wait_for(l, kBatchWait, [&] { return ConsumerCanGo(); })) {
+            wake_at_ = 1;
+            cv_.wait(l, [&] { return ConsumerCanGo(); });
+          }
+          consumer_waiting_ = false;
+        }
+        r = TakeDone();
+      }
+      if (r == nullptr) {
+        *end = true;
+        return OkStatus();
+      }
+      worker_cv_.notify_one();  // a slot is free
+      TX_RETURN_IF_ERROR(r->status);
+      *out = std::move(r->out);
+      return dataset()->CheckResult(*out);
+    }
+
+   private:
+    // One element: its slot in results_ from when it was taken from the input.
+    struct Result {
+      bool done = false;
+      Status status;
+      std::vector<Tensor> out;
+    };
+
+    // The results that can be returned without waiting (up to wake_at_ are counted):
+    // deterministic, the run of done results at the front; otherwise every done result.
+    size_t ReadyCount() const {
+      if (!dataset()->deterministic_) return done_;
+      size_t n = 0;
+      while (n < results_.size() && n < wake_at_ && results_[n]->done) ++n;
+      return n;
+    }
+    bool AtEnd() const { return input_ended_ && reserved_ == 0 && results_.empty(); }
+    // A waiting consumer goes on when wake_at_ results are ready (or all that are left, once
+    // the input has ended), or at the end. It waits for a run of results, not for each one,
+    // since every wake-up costs two context switches on a core that a worker needs.
+    bool ConsumerCanGo() const {
+      const size_t ready = ReadyCount();
+      if (!input_ended_) return ready >= wake_at_;
+      return AtEnd() || ready >= std::min(wake_at_, results_.size() + reserved_);
+    }
+    // Called by workers with mu_ held after changing the state: whether to wake the consumer
+    // (which they do after unlocking, so that it does not wake up only to wait for mu_).
+    bool ShouldWakeConsumer() const { return consumer_waiting_ && ConsumerCanGo(); }
+
+    // The result to return next, removed from results_; nullptr if none is done.
+    std::shared_ptr<Result> TakeDone() {
+      for (auto it = results_.begin(); it != results_.end(); ++it) {
+        if ((*it)->done) {
+          std::shared_ptr<Result> r = std::move(*it);
+          results_.erase(it);
+          --done_;
+          return r;
+        }
+        if (dataset()->deterministic_) break;
+      }
+      return nullptr;
+    }
+
+    void WorkerLoop() {
+      const MapDataset& d = *dataset();
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> l(mu_);
+          worker_cv_.wait(l, [&] {
+            return cancelled_ || input_ended_ || results_.size() + reserved_ < capacity_;
+          });
+          if (cancelled_ || input_ended_) return;
+          ++reserved_;
+        }
+        // Take the next input element and queue its slot, in input order.
+        auto r = std::make_shared<Result>();
+        std::vector<Tensor> in;
+        bool in_end = false, wake = false;
+        Status s;  // the input's error, then the function's
+        {
+          std::lock_guard<std::mutex> il(input_mu_);
+          in_end = input_ == nullptr;
+          if (!in_end) s = input_->GetNext(&ctx_, &in, &in_end);
+          in_end = in_end && s.ok();
+          if (in_end) input_.reset();
+          std::lock_guard<std::mutex> l(mu_);
+          --reserved_;
+          if (in_end) {
+            input_ended_ = true;
+          } else {
+            results_.push_back(r);
+            if (!s.ok()) Finish(r.get(), s, {});
+          }
+          wake = ShouldWakeConsumer();
+        }
+        if (wake) cv_.notify_one();
+        if (in_end) {
+          worker_cv_.notify_all();
+          return;
+        }
+        if (!s.ok()) continue;  // an input error: returned in the element's place
+        std::vector<Tensor> rets;
+        s = d.fn_.Run(fn_, std::move(in), &rets);
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          Finish(r.get(), std::move(s), std::move(rets));
+          wake = ShouldWakeConsumer();
+        }
+        if (wake) cv_.notify_one();
+      }
+    }
+    void Finish(Result* r, Status s, std::vector<Tensor> out) {
+      r->status = std::move(s);
+      r->out = std::move(out);
+      r->done = true;
+      ++done_;
+    }
+
+    // A consumer that finds no result ready waits until wake_batch_ are, or kBatchWait has
+    // passed and one is.
+    static constexpr std::chrono::microseconds kBatchWait{500};
+    const size_t wake_batch_;
+    const size_t capacity_;    // elements in flight or done and not yet taken
+    FunctionInstance fn_;
+    IteratorContext ctx_;
+    std::vector<std::thread> workers_;
+
+    std::mutex input_mu_;  // taken before mu_ when both are held
+    std::unique_ptr<IteratorBase> input_;  // guarded by input_mu_
+
+    std::mutex mu_;
+    std::condition_variable cv_;         // the consumer waits here
+    std::condition_variable worker_cv_;  // workers wait here for a free slot
+    std::deque<std::shared_ptr<Result>> results_;  // in input order
+    size_t done_ = 0;      // results_ that are done
+    size_t reserved_ = 0;  // slots claimed by workers now reading the input
+    bool input_ended_ = false;
+    bool cancelled_ = false;
+    bool consumer_waiting_ = false;
+    size_t wake_at_ = 1;  // ready results the waiting consumer waits for
   };
 
   Status CheckResult(const std::vector<Tensor>& out) const {
@@ -218,28 +283,6 @@ class MapDataset : public DatasetBase {
   const std::vector<PartialTensorShape> shapes_;
   const int num_parallel_calls_;
   const bool deterministic_;
-};
-
-// A kernel's function attr (`f` / `predicate`) and number of captured arguments (Targuments).
-struct FunctionAttrs {
-  std::string func;
-  int num_captured = 0;
-
-  Status Read(OpKernelConstruction* ctx, const char* attr) {
-    NameAttrList f;
-    TX_RETURN_IF_ERROR(ctx->GetAttr(attr, &f));
-    func = f.name();
-    DataTypeVector targs;
-    TX_RETURN_IF_ERROR(ctx->GetAttr("Targuments", &targs));
-    num_captured = static_cast<int>(targs.size());
-    return OkStatus();
-  }
-  // The function with the captured `other_arguments` (inputs 1 .. num_captured).
-  CapturedFunction Capture(OpKernelContext* ctx) const {
-    std::vector<Tensor> captured;
-    for (int i = 0; i < num_captured; ++i) captured.push_back(ctx->input(1 + i));
-    return CapturedFunction(func, std::move(captured));
-  }
 };
 
 class MapDatasetOp : public UnaryDatasetOpKernel {
@@ -349,145 +392,6 @@ class FilterDatasetOp : public UnaryDatasetOpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("FilterDataset").Device(DEVICE_CPU), FilterDatasetOp);
-
-// ---------------------------------------------------------------- Interleave
-
-// InterleaveDataset: f maps each input element to a dataset (a DT_VARIANT scalar); up to
-// cycle_length of those are open at once and read round-robin, block_length elements at a
-// time; an exhausted one is replaced (in its slot) by the next input element's dataset.
-class InterleaveDataset : public DatasetBase {
- public:
-  InterleaveDataset(DatasetPtr input, CapturedFunction fn, int64_t cycle_length,
-                    int64_t block_length, DataTypeVector types,
-                    std::vector<PartialTensorShape> shapes)
-      : input_(std::move(input)),
-        fn_(std::move(fn)),
-        cycle_length_(cycle_length),
-        block_length_(block_length),
-        types_(std::move(types)),
-        shapes_(std::move(shapes)) {}
-
-  const DataTypeVector& output_dtypes() const override { return types_; }
-  const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
-  const DatasetPtr& input() const { return input_; }
-  std::string DebugString() const override {
-    return absl::StrCat("InterleaveDatasetOp::Dataset(", fn_.name(), ", ", cycle_length_, ", ",
-                        block_length_, ")");
-  }
-
- protected:
-  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
-    return std::make_unique<Iterator>(this);
-  }
-
- private:
-  class Iterator : public UnaryDatasetIterator<InterleaveDataset> {
-   public:
-    using UnaryDatasetIterator::UnaryDatasetIterator;
-    Status Initialize(IteratorContext* ctx) override {
-      TX_RETURN_IF_ERROR(dataset()->fn_.Instantiate(ctx, {DT_VARIANT}, &fn_));
-      cycle_.resize(static_cast<size_t>(dataset()->cycle_length_));
-      return UnaryDatasetIterator::Initialize(ctx);
-    }
-    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
-      const InterleaveDataset& d = *dataset();
-      while (true) {
-        if (input_ == nullptr && open_ == 0) {
-          *end = true;
-          return OkStatus();
-        }
-        std::unique_ptr<IteratorBase>& slot = cycle_[pos_];
-        if (slot == nullptr && input_ != nullptr) TX_RETURN_IF_ERROR(Open(ctx, &slot));
-        if (slot != nullptr) {
-          bool slot_end = false;
-          TX_RETURN_IF_ERROR(slot->GetNext(ctx, out, &slot_end));
-          if (!slot_end) {
-            if (++in_block_ >= d.block_length_) Advance();
-            return d.CheckComponents(*out);
-          }
-          slot.reset();
-          --open_;
-        }
-        Advance();
-      }
-    }
-
-   private:
-    void Advance() {
-      pos_ = (pos_ + 1) % cycle_.size();
-      in_block_ = 0;
-    }
-    // The iterator of f(next input element) into *slot, or nothing when the input has ended.
-    Status Open(IteratorContext* ctx, std::unique_ptr<IteratorBase>* slot) {
-      std::vector<Tensor> in;
-      bool in_end = false;
-      TX_RETURN_IF_ERROR(input_->GetNext(ctx, &in, &in_end));
-      if (in_end) {
-        input_.reset();
-        return OkStatus();
-      }
-      std::vector<Tensor> rets;
-      TX_RETURN_IF_ERROR(dataset()->fn_.Run(fn_, std::move(in), &rets));
-      TX_ASSIGN_OR_RETURN(DatasetPtr inner, GetDatasetFromVariantTensor(rets.at(0)));
-      TX_ASSIGN_OR_RETURN(*slot, inner->MakeIterator(ctx));
-      ++open_;
-      return OkStatus();
-    }
-
-    FunctionInstance fn_;
-    std::vector<std::unique_ptr<IteratorBase>> cycle_;
-    size_t pos_ = 0;
-    int64_t in_block_ = 0;
-    int open_ = 0;  // non-null slots
-  };
-
-  Status CheckComponents(const std::vector<Tensor>& out) const {
-    if (out.size() != types_.size()) {
-      return errors::InvalidArgument("The dataset returned by ", fn_.name(), " has ", out.size(),
-                                     " components, expected ", types_.size());
-    }
-    for (size_t i = 0; i < out.size(); ++i) {
-      TX_RETURN_IF_ERROR(CheckElementComponent("Interleaved element", static_cast<int>(i),
-                                               out[i], types_[i], shapes_[i]));
-    }
-    return OkStatus();
-  }
-
-  const DatasetPtr input_;
-  const CapturedFunction fn_;
-  const int64_t cycle_length_, block_length_;
-  const DataTypeVector types_;
-  const std::vector<PartialTensorShape> shapes_;
-};
-
-// Inputs: input_dataset, other_arguments, cycle_length, block_length.
-class InterleaveDatasetOp : public UnaryDatasetOpKernel {
- public:
-  explicit InterleaveDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, fn_.Read(ctx, "f"));
-  }
-
- protected:
-  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
-    TX_ASSIGN_OR_RETURN(int64_t cycle, ParseScalarInt64(ctx, 1 + fn_.num_captured,
-                                                        "cycle_length"));
-    TX_ASSIGN_OR_RETURN(int64_t block, ParseScalarInt64(ctx, 2 + fn_.num_captured,
-                                                        "block_length"));
-    if (cycle == -1) cycle = ThreadPool::DefaultNumThreads();  // AUTOTUNE
-    if (cycle <= 0 || cycle > 4096) {
-      return errors::InvalidArgument("cycle_length must be in [1, 4096] or -1, got ", cycle);
-    }
-    if (block <= 0) return errors::InvalidArgument("block_length must be > 0, got ", block);
-    return DatasetPtr(std::make_shared<InterleaveDataset>(std::move(input), fn_.Capture(ctx),
-                                                          cycle, block, output_types_,
-                                                          output_shapes_));
-  }
-
- private:
-  FunctionAttrs fn_;
-};
-
-REGISTER_KERNEL_BUILDER(Name("InterleaveDataset").Device(DEVICE_CPU), InterleaveDatasetOp);
 
 }  // namespace
 }  // namespace tensorflux
