@@ -1,32 +1,38 @@
-// The CPU device: the caching cpu_allocator() and an intra-op thread pool shared by kernels.
+// The CPU device: tensors come from the process's caching cpu_allocator() through a per-device
+// view that counts this device's bytes (GetAllocator()->GetStats()); kernels parallelize on an
+// intra-op thread pool that a session's CPU devices share.
+//
+// Its factory (registered for "CPU") makes ConfigProto.device_count["CPU"] devices (default 1)
+// "<task>/device:CPU:0", ":1", ... so that graphs can be placed and partitioned over several
+// devices on any machine; intra_op_parallelism_threads sizes the shared pool (0 = one thread
+// per core, 1 = no pool: single-threaded kernels).
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "tensorflux/framework/device_base.h"
+#include "tensorflux/devices/device.h"
 
 namespace tensorflux {
 
-class CpuDevice : public DeviceBase {
+class CpuDevice : public Device {
  public:
   // `name` is a full device name, e.g. "/job:localhost/replica:0/task:0/device:CPU:0".
-  // intra_op_threads <= 0 means ThreadPool::DefaultNumThreads().
+  // intra_op_threads <= 0 means ThreadPool::DefaultNumThreads(); 1 means no pool.
   CpuDevice(std::string name, int intra_op_threads);
+  // Shares `intra_op_pool` (may be null: single-threaded kernels) with other devices.
+  CpuDevice(std::string name, std::shared_ptr<ThreadPool> intra_op_pool);
   ~CpuDevice() override;
 
-  const std::string& name() const override { return name_; }
-  const std::string& device_type() const override { return type_; }
-  Allocator* GetAllocator() override;
+  Allocator* GetAllocator() override { return allocator_; }
   ThreadPool* intra_op_thread_pool() override { return pool_.get(); }
-  ResourceMgr* resource_manager() override { return resource_mgr_; }
-  void set_resource_manager(ResourceMgr* rm) { resource_mgr_ = rm; }
+
+  // The pool a session's CPU devices share: nullptr for intra_op_threads == 1.
+  static std::shared_ptr<ThreadPool> NewIntraOpPool(int intra_op_threads);
 
  private:
-  std::string name_;
-  std::string type_ = DEVICE_CPU;
-  std::unique_ptr<ThreadPool> pool_;
-  ResourceMgr* resource_mgr_ = nullptr;
+  std::shared_ptr<ThreadPool> pool_;
+  Allocator* allocator_;  // the view for this device id; lives for the process
 };
 
 }  // namespace tensorflux

@@ -10,8 +10,8 @@
 // Delete of a missing one are NOT_FOUND ("Resource localhost/v/Var does not exist."); a type
 // mismatch is INVALID_ARGUMENT. Thread-safe.
 //
-// A LocalSession owns one ResourceMgr for its CPU device (set with CpuDevice::
-// set_resource_manager), so variables live across Run calls and die with the session.
+// Each Device (devices/device.h) owns one ResourceMgr; a session's devices live as long as the
+// session, so variables live across Run calls and die with it.
 //
 // Kernels name resources with DT_RESOURCE scalars (ResourceHandle: device, container, name,
 // type). MakeResourceHandle fills one for the kernel's device; HandleFromInput validates an

@@ -17,8 +17,6 @@
 namespace tensorflux {
 namespace {
 
-constexpr char kDeviceName[] = "/job:localhost/replica:0/task:0/device:CPU:0";
-
 Status ClosedError() { return errors::Cancelled("Session has been closed."); }
 
 // Resolves a feed or fetch name against the graph. NOT_FOUND when the node or output is missing.
@@ -74,12 +72,18 @@ Status CheckFeed(const Node* n, const TensorId& id, const Tensor& t) {
 }  // namespace
 
 LocalSession::LocalSession(const SessionOptions& options) : options_(options) {
-  resource_mgr_ = std::make_unique<ResourceMgr>();
-  device_ = std::make_unique<CpuDevice>(kDeviceName,
-                                        options_.config.intra_op_parallelism_threads());
-  device_->set_resource_manager(resource_mgr_.get());
-  function_runtime_ = std::make_shared<FunctionRuntime>(device_.get());
-  RegisterFunctionLibrary(resource_mgr_.get(), function_runtime_).IgnoreError();  // empty mgr
+  auto mgr = DeviceMgr::Create(options_.config);
+  if (!mgr.ok()) {
+    init_status_ = mgr.status();
+    closed_ = true;
+    return;
+  }
+  device_mgr_ = *std::move(mgr);
+  host_device_ = device_mgr_->HostCPU();
+  function_runtime_ = std::make_shared<FunctionRuntime>(host_device_);
+  for (Device* d : device_mgr_->ListDevices()) {
+    RegisterFunctionLibrary(d->resource_manager(), function_runtime_).IgnoreError();  // empty
+  }
   const int inter = options_.config.inter_op_parallelism_threads();
   if (inter >= 0) {
     inter_op_pool_ = std::make_unique<ThreadPool>(
@@ -94,6 +98,7 @@ LocalSession::~LocalSession() {
 
 Status LocalSession::Create(const GraphDef& graph) {
   std::lock_guard<std::mutex> l(mu_);
+  TX_RETURN_IF_ERROR(init_status_);
   if (closed_) return ClosedError();
   if (graph_ != nullptr) {
     return errors::FailedPrecondition(
@@ -105,6 +110,7 @@ Status LocalSession::Create(const GraphDef& graph) {
 
 Status LocalSession::Extend(const GraphDef& graph) {
   std::lock_guard<std::mutex> l(mu_);
+  TX_RETURN_IF_ERROR(init_status_);
   if (closed_) return ClosedError();
   return ExtendLocked(graph);
 }
@@ -145,7 +151,14 @@ Status LocalSession::Close() {
   executors_.clear();
   graph_.reset();
   graph_def_.Clear();
-  resource_mgr_->Clear();  // a step still running keeps the resources it looked up
+  // A step still running keeps the resources it looked up.
+  if (device_mgr_ != nullptr) device_mgr_->ClearResources();
+  return OkStatus();
+}
+
+Status LocalSession::ListDevices(std::vector<DeviceAttributes>* response) {
+  TX_RETURN_IF_ERROR(init_status_);
+  *response = device_mgr_->ListDeviceAttributes();
   return OkStatus();
 }
 
@@ -167,9 +180,9 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   // Build outside the lock; if another thread built the same signature meanwhile, keep theirs.
   std::unique_ptr<Graph> g = graph->Clone();
   TX_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets));
-  for (Node* n : g->nodes()) n->set_assigned_device_name(kDeviceName);
+  for (Node* n : g->nodes()) n->set_assigned_device_name(host_device_->name());
   ExecutorParams params;
-  params.device = device_.get();
+  params.device = host_device_;
   params.check_numerics = options_.config.check_numerics();
   auto entry = std::make_shared<ExecutorEntry>();
   TX_ASSIGN_OR_RETURN(entry->executor, Executor::Create(params, std::move(g)));
@@ -185,6 +198,7 @@ Status LocalSession::Run(const RunOptions& run_options,
                          const std::vector<std::string>& output_tensor_names,
                          const std::vector<std::string>& target_node_names,
                          std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
+  TX_RETURN_IF_ERROR(init_status_);
   std::shared_ptr<const Graph> graph;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -313,7 +327,9 @@ StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options) {
     return errors::InvalidArgument("No session implementation for target '", options.target,
                                    "': only the in-process target \"\" is supported");
   }
-  return std::unique_ptr<Session>(std::make_unique<LocalSession>(options));
+  auto session = std::make_unique<LocalSession>(options);
+  TX_RETURN_IF_ERROR(session->init_status());
+  return std::unique_ptr<Session>(std::move(session));
 }
 
 }  // namespace tensorflux

@@ -1,5 +1,8 @@
-// LocalSession: the in-process Session (TF's DirectSession) over one CPU device,
-// "/job:localhost/replica:0/task:0/device:CPU:0".
+// LocalSession: the in-process Session (TF's DirectSession). Its devices come from
+// ConfigProto.device_count through the registered device factories (devices/device_mgr.h):
+// "/job:localhost/replica:0/task:0/device:CPU:0" and, with device_count {"CPU": N}, CPU:1 ..
+// CPU:N-1 (GPUs when a GPU factory is registered). A bad device_count makes every call fail
+// with INVALID_ARGUMENT (NewSession returns it).
 //
 // Create/Extend keep the session's GraphDef and import it on every change, so a bad graph fails
 // there with the import's error (NOT_FOUND for an unknown op, INVALID_ARGUMENT for bad attrs,
@@ -34,8 +37,8 @@
 // Functions of the graph's library (GraphDef.library, merged by Extend) run through the
 // session's FunctionRuntime (runtime/function_runtime.h), registered in the device's
 // ResourceMgr, where kernels find it (GetFunctionLibrary in framework/function.h).
-// Variables and other resources live in the session's ResourceMgr (framework/resource_mgr.h),
-// one for its device: they persist across Run calls and are destroyed by Close() or the
+// Variables and other resources live in the ResourceMgr of the device they are placed on
+// (framework/resource_mgr.h): they persist across Run calls and are destroyed by Close() or the
 // destructor.
 // Close() releases graph, executors and resources; later Create/Extend/Run return CANCELLED.
 #pragma once
@@ -49,8 +52,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "tensorflux/core/threadpool.h"
-#include "tensorflux/devices/cpu_device.h"
-#include "tensorflux/framework/resource_mgr.h"
+#include "tensorflux/devices/device_mgr.h"
 #include "tensorflux/graph/graph.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/function_runtime.h"
@@ -72,6 +74,10 @@ class LocalSession : public Session {
              const std::vector<std::string>& target_node_names, std::vector<Tensor>* outputs,
              RunMetadata* run_metadata) override;
   Status Close() override;
+  Status ListDevices(std::vector<DeviceAttributes>* response) override;
+
+  // OK, or why the devices could not be created (then every call returns it).
+  const Status& init_status() const { return init_status_; }
 
   // Number of cached executors (one per distinct run signature); for tests.
   int NumCachedExecutors() const;
@@ -89,11 +95,13 @@ class LocalSession : public Session {
       const std::vector<std::string>& targets);
 
   SessionOptions options_;
-  // Runs the library's functions (tf.data map/filter). Declared first so it is destroyed last:
-  // iterators in the resource manager may call it until they are gone.
+  Status init_status_;
+  // Runs the library's functions (tf.data map/filter) on the host CPU device. Declared first so
+  // it is destroyed last: iterators in the devices' resource managers may call it until they
+  // are gone.
   std::shared_ptr<FunctionRuntime> function_runtime_;
-  std::unique_ptr<ResourceMgr> resource_mgr_;  // the device's; outlives device_
-  std::unique_ptr<CpuDevice> device_;
+  std::unique_ptr<DeviceMgr> device_mgr_;  // the devices, each with its ResourceMgr
+  Device* host_device_ = nullptr;          // device_mgr_->HostCPU()
   std::unique_ptr<ThreadPool> inter_op_pool_;  // nullptr: run on the calling thread
   std::atomic<int64_t> next_step_id_{1};
 

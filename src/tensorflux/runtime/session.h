@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tensorflux/config.pb.h"
+#include "tensorflux/device_attributes.pb.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/graph.pb.h"
@@ -50,6 +51,9 @@ class Session {
 
   // Releases the graph, executors and resources; later calls fail with CANCELLED.
   virtual Status Close() = 0;
+
+  // The devices this session can place nodes on (TF's Session::ListDevices).
+  virtual Status ListDevices(std::vector<DeviceAttributes>* response) = 0;
 };
 
 // INVALID_ARGUMENT for a target this build cannot serve.
