@@ -24,7 +24,7 @@ class DeviceMgr {
   DeviceMgr& operator=(const DeviceMgr&) = delete;
 
   // The devices the config asks for, named "<task>/device:TYPE:i" (DeviceFactory::AddDevices
-  // and its errors).
+  // and its errors); task "" gives local names ("/device:CPU:0"), as TF's device_lib lists.
   static StatusOr<std::unique_ptr<DeviceMgr>> Create(const ConfigProto& config,
                                                      const std::string& task = kLocalTask);
 

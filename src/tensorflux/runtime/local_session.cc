@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <thread>
 
@@ -12,12 +13,16 @@
 #include "tensorflux/framework/call_frame.h"
 #include "tensorflux/framework/cancellation.h"
 #include "tensorflux/graph/graph_def_io.h"
+#include "tensorflux/passes/placer.h"
 #include "tensorflux/runtime/subgraph.h"
 
 namespace tensorflux {
 namespace {
 
 Status ClosedError() { return errors::Cancelled("Session has been closed."); }
+
+// Placement logs (log_device_placement, soft placement notes) go to stderr, as TF's do.
+void LogLine(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
 
 // Resolves a feed or fetch name against the graph. NOT_FOUND when the node or output is missing.
 StatusOr<std::pair<const Node*, TensorId>> ResolveTensor(const Graph& g, const std::string& name,
@@ -84,6 +89,12 @@ LocalSession::LocalSession(const SessionOptions& options) : options_(options) {
   for (Device* d : device_mgr_->ListDevices()) {
     RegisterFunctionLibrary(d->resource_manager(), function_runtime_).IgnoreError();  // empty
   }
+  if (options_.config.log_device_placement()) {
+    LogLine("Device mapping:");
+    for (Device* d : device_mgr_->ListDevices()) {
+      LogLine(absl::StrCat(d->name(), " -> ", d->attributes().physical_device_desc()));
+    }
+  }
   const int inter = options_.config.inter_op_parallelism_threads();
   if (inter >= 0) {
     inter_op_pool_ = std::make_unique<ThreadPool>(
@@ -149,6 +160,10 @@ Status LocalSession::Close() {
   std::lock_guard<std::mutex> l(mu_);
   closed_ = true;
   executors_.clear();
+  {
+    std::lock_guard<std::mutex> pl(placement_mu_);
+    stateful_placements_.clear();
+  }
   graph_.reset();
   graph_def_.Clear();
   // A step still running keeps the resources it looked up.
@@ -167,6 +182,31 @@ int LocalSession::NumCachedExecutors() const {
   return static_cast<int>(executors_.size());
 }
 
+Status LocalSession::PlaceStepGraph(Graph* g) {
+  PlacerOptions opts;
+  opts.allow_soft_placement =
+      !options_.config.has_allow_soft_placement() || options_.config.allow_soft_placement();
+  std::vector<std::string> notes;
+  {
+    std::lock_guard<std::mutex> l(placement_mu_);
+    for (Node* n : g->nodes()) {
+      auto it = stateful_placements_.find(n->name());
+      if (it != stateful_placements_.end()) n->set_assigned_device_name(it->second);
+    }
+    TX_RETURN_IF_ERROR(PlaceGraph(g, device_mgr_->ListDevices(), opts, &notes));
+    for (const Node* n : g->nodes()) {
+      if (n->IsStateful() && !n->IsArg() && !n->IsRetval()) {
+        stateful_placements_[n->name()] = n->assigned_device_name();
+      }
+    }
+  }
+  for (const std::string& note : notes) LogLine(note);
+  if (options_.config.log_device_placement()) {
+    for (const std::string& line : DevicePlacementLines(*g)) LogLine(line);
+  }
+  return OkStatus();
+}
+
 StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreateExecutor(
     const std::shared_ptr<const Graph>& graph, const std::string& key,
     const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
@@ -180,11 +220,26 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   // Build outside the lock; if another thread built the same signature meanwhile, keep theirs.
   std::unique_ptr<Graph> g = graph->Clone();
   TX_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets));
-  for (Node* n : g->nodes()) n->set_assigned_device_name(host_device_->name());
+  TX_RETURN_IF_ERROR(PlaceStepGraph(g.get()));
+  // Until the partitioner: the whole step on one device.
+  const std::vector<Node*> nodes = g->nodes();
+  const std::string device_name =
+      nodes.empty() ? host_device_->name() : nodes.front()->assigned_device_name();
+  for (const Node* n : nodes) {
+    if (n->assigned_device_name() != device_name) {
+      return errors::Unimplemented(
+          "This step's nodes are placed on several devices ({{node ", n->name(), "}} on ",
+          n->assigned_device_name(), ", others on ", device_name,
+          "); running one graph across devices needs the graph partitioner, which this build "
+          "does not have yet. Place the step's nodes on one device.");
+    }
+  }
+  TX_ASSIGN_OR_RETURN(Device* device, device_mgr_->LookupDevice(device_name));
   ExecutorParams params;
-  params.device = host_device_;
+  params.device = device;
   params.check_numerics = options_.config.check_numerics();
   auto entry = std::make_shared<ExecutorEntry>();
+  entry->placement = DevicePlacementLines(*g);
   TX_ASSIGN_OR_RETURN(entry->executor, Executor::Create(params, std::move(g)));
   entry->num_retvals = static_cast<int>(fetches.size());
   std::lock_guard<std::mutex> l(mu_);
@@ -260,6 +315,9 @@ Status LocalSession::Run(const RunOptions& run_options,
                                  "\x01", absl::StrJoin(targets, ","));
   TX_ASSIGN_OR_RETURN(std::shared_ptr<ExecutorEntry> entry,
                       GetOrCreateExecutor(graph, key, feeds, fetches, targets));
+  if (run_options.log_device_placement()) {
+    for (const std::string& line : entry->placement) LogLine(line);
+  }
 
   std::vector<Tensor> args;
   args.reserve(feed_order.size());

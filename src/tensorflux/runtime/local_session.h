@@ -20,9 +20,17 @@
 //   the same tensor may be fetched more than once;
 // - targets name nodes (errors come from RewriteGraphForExecution: NOT_FOUND for a missing node,
 //   INVALID_ARGUMENT for a tensor name);
-// - the pruned, rewritten graph (_Arg/_Retval) and its Executor are built once per signature
-//   (sorted feeds, fetches in order, sorted targets) and cached; a needed unfed Placeholder fails
-//   at run time with the Placeholder kernel's INVALID_ARGUMENT.
+// - the pruned, rewritten graph (_Arg/_Retval) is placed (below) and given an Executor once per
+//   signature (sorted feeds, fetches in order, sorted targets), and cached; a needed unfed
+//   Placeholder fails at run time with the Placeholder kernel's INVALID_ARGUMENT.
+// Placement (passes/placer.h) follows the nodes' device requests, colocation and kernels; soft
+// placement is on unless ConfigProto.allow_soft_placement is set to false (then an
+// unsatisfiable request is INVALID_ARGUMENT), and its notes go to stderr. A stateful node
+// (variable, iterator) keeps the device of its first placement for the session's life, across
+// signatures and Extend, as TF's stateful placements do. ConfigProto.log_device_placement
+// writes "node: (Op): device" for each node to stderr when a signature is placed,
+// RunOptions.log_device_placement on every step that asks. Until the partitioner runs graphs
+// across devices, a step whose nodes land on two devices is UNIMPLEMENTED.
 // Run is thread-safe: executors for one signature run concurrently. Cheap kernels run on the
 // calling thread, expensive ones on the inter-op pool (ConfigProto.inter_op_parallelism_threads:
 // 0 = one per core, < 0 = everything on the calling thread); kernels parallelize on the intra-op
@@ -86,7 +94,11 @@ class LocalSession : public Session {
   struct ExecutorEntry {
     std::unique_ptr<Executor> executor;
     int num_retvals = 0;
+    std::vector<std::string> placement;  // DevicePlacementLines of the placed graph
   };
+
+  // Places `g` (a step's pruned graph) on the session's devices, pinning stateful nodes.
+  Status PlaceStepGraph(Graph* g);
 
   Status ExtendLocked(const GraphDef& graph);  // mu_ held
   StatusOr<std::shared_ptr<ExecutorEntry>> GetOrCreateExecutor(
@@ -104,6 +116,9 @@ class LocalSession : public Session {
   Device* host_device_ = nullptr;          // device_mgr_->HostCPU()
   std::unique_ptr<ThreadPool> inter_op_pool_;  // nullptr: run on the calling thread
   std::atomic<int64_t> next_step_id_{1};
+
+  std::mutex placement_mu_;  // serializes placements; guards stateful_placements_
+  absl::flat_hash_map<std::string, std::string> stateful_placements_;  // node -> device
 
   // Guards the members below (std::mutex, visible to ThreadSanitizer; never held while running).
   mutable std::mutex mu_;
