@@ -27,6 +27,7 @@ from tensorflux.framework.ops import (
     GraphKeys, Operation, Tensor, add_to_collection, control_dependencies, convert_to_tensor, device,
     get_collection, get_collection_ref, get_default_graph, name_scope,
     register_tensor_conversion_function, reset_default_graph)
+from tensorflux.framework.device import DeviceSpec
 from tensorflux.framework.graph import GRAPH_DEF_VERSION, Graph
 from tensorflux.framework.tensor_util import MakeNdarray, make_ndarray, make_tensor_proto
 from tensorflux.framework.constant_op import constant
@@ -85,6 +86,7 @@ from tensorflux import nn
 from tensorflux import random
 from tensorflux import raw_ops
 from tensorflux import saved_model
+from tensorflux import test
 from tensorflux import train
 
 from tensorflux.attr_value_pb2 import AttrValue, NameAttrList

@@ -58,6 +58,7 @@ StatusOr<pybind11::object> TensorToNumpy(const Tensor& t);
 
 void RegisterTensorFunctions(pybind11::module_& m);
 void RegisterOpFunctions(pybind11::module_& m);
+void RegisterDeviceFunctions(pybind11::module_& m);  // pywrap_devices.cc
 // TFRecord writer / iterator and IDX reading (pywrap_io.cc).
 void RegisterIoFunctions(pybind11::module_& m);
 void RegisterSession(pybind11::module_& m);

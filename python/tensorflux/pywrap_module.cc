@@ -13,4 +13,5 @@ PYBIND11_MODULE(_pywrap_tensorflux, m) {
   tensorflux::python::RegisterCheckpointFunctions(m);
   tensorflux::python::RegisterIoFunctions(m);
   tensorflux::python::RegisterPyFuncFunctions(m);
+  tensorflux::python::RegisterDeviceFunctions(m);
 }

@@ -111,6 +111,14 @@ class PySession {
     return py::make_tuple(arrays, md);
   }
 
+  py::list ListDevices() {
+    std::vector<DeviceAttributes> devices;
+    ThrowIfError(session_->ListDevices(&devices));
+    py::list out;
+    for (const DeviceAttributes& d : devices) out.append(py::bytes(d.SerializeAsString()));
+    return out;
+  }
+
   void Close() {
     Status s;
     {
@@ -145,6 +153,8 @@ void RegisterSession(py::module_& m) {
            py::arg("options") = py::none(), py::arg("want_metadata") = false,
            "Runs one step. feeds: [(name, array, dtype enum or 0)]; returns (arrays, "
            "serialized RunMetadata or None).")
+      .def("list_devices", &PySession::ListDevices,
+           "Serialized DeviceAttributes of the session's devices.")
       .def("close", &PySession::Close);
 }
 

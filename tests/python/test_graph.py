@@ -100,7 +100,7 @@ def test_device_scopes(graph):
     assert a.op.device == "/device:CPU:0"
     assert a.op.node_def.device == "/device:CPU:0"
     assert b.op.device == ""
-    assert c.op.device == "/cpu:1"
+    assert c.op.device == "/device:CPU:1"  # canonical, as TF 1.x
 
 
 def test_lookup_by_name(graph):

@@ -54,6 +54,20 @@ def test_serving_half_plus_two_restores_its_variables():
             sess.run("y:0", {"x:0": x})
 
 
+def test_clear_devices():
+    # half_plus_two records "/device:CPU:0" on its save/restore ops; clear_devices drops it
+    # (TF passes the keyword on to import_meta_graph) and the model still restores and runs.
+    export_dir = os.path.join(TF_GRAPHS, "serving_half_plus_two_cpu")
+    with tx.Session(graph=tx.Graph()) as sess:
+        tx.saved_model.loader.load(sess, ["serve"], export_dir)
+        assert "/device:CPU:0" in {op.device for op in sess.graph.get_operations()}
+    with tx.Session(graph=tx.Graph()) as sess:
+        tx.saved_model.loader.load(sess, ["serve"], export_dir, clear_devices=True)
+        assert {op.device for op in sess.graph.get_operations()} == {""}
+        y = sess.run("y:0", {"x:0": np.array([[1]], np.float32)})
+        np.testing.assert_array_equal(y, [[2.5]])
+
+
 def _export_resource_variable_model(export_dir, values):
     """A SavedModel written the way TF 1.x does, built here: resource variables, SaveV2 /
     RestoreV2 save and restore subgraphs, a saver_def, and variables/ saved by running SaveV2."""

@@ -5,6 +5,7 @@ added between runs. run() releases the GIL while the step executes: several Pyth
 run steps on one session at once.
 """
 
+import collections
 import collections.abc
 import re
 import threading
@@ -12,6 +13,7 @@ import threading
 import numpy as np
 
 from tensorflux import config_pb2
+from tensorflux import device_attributes_pb2
 from tensorflux import graph_pb2
 from tensorflux.framework import dtypes
 from tensorflux.framework import errors
@@ -163,6 +165,10 @@ def _feed_value(tensor, value):
     return arr, dt.as_datatype_enum
 
 
+_DeviceAttributes = collections.namedtuple(
+    "_DeviceAttributes", ["name", "device_type", "memory_limit_bytes", "incarnation"])
+
+
 class BaseSession:
     """Common implementation of Session and InteractiveSession."""
 
@@ -193,6 +199,17 @@ class BaseSession:
     @property
     def sess_str(self):
         return self._target
+
+    def list_devices(self):
+        """The session's devices (TF 1.x Session.list_devices): objects with name,
+        device_type, memory_limit_bytes and incarnation."""
+        out = []
+        for raw in self._session.list_devices():
+            attrs = device_attributes_pb2.DeviceAttributes()
+            attrs.ParseFromString(raw)
+            out.append(_DeviceAttributes(attrs.name, attrs.device_type, attrs.memory_limit,
+                                         attrs.incarnation))
+        return out
 
     def close(self):
         """Releases the session; later run() calls raise RuntimeError."""

@@ -3,7 +3,9 @@
 try:
     from tensorflux._pywrap_tensorflux import Session  # noqa: F401
     from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
+    from tensorflux._pywrap_tensorflux import list_local_devices  # noqa: F401
     from tensorflux._pywrap_tensorflux import op_list  # noqa: F401
+    from tensorflux._pywrap_tensorflux import parse_device_name  # noqa: F401
     from tensorflux._pywrap_tensorflux import read_safetensors  # noqa: F401
     from tensorflux._pywrap_tensorflux import set_py_func_dispatcher  # noqa: F401
     from tensorflux._pywrap_tensorflux import tensor_proto_to_ndarray  # noqa: F401

@@ -12,6 +12,7 @@ from tensorflux import graph_pb2
 from tensorflux import node_def_pb2
 from tensorflux import versions_pb2
 from tensorflux.framework import dtypes as dtypes_lib
+from tensorflux.framework import device as pydev
 from tensorflux.framework import errors
 from tensorflux.framework import ops
 from tensorflux.framework import tensor_shape
@@ -233,23 +234,39 @@ class Graph:
 
     @contextlib.contextmanager
     def device(self, device_name_or_function):
-        """Ops created inside record this device in NodeDef.device (the innermost wins; a
-        function is called with each new Operation and returns its device; None clears)."""
-        self._state.device_stack.append(device_name_or_function)
+        """Ops created inside get this device in NodeDef.device, as in TF 1.x: a specification
+        string or tx.DeviceSpec is merged with the enclosing scopes' (the inner scope's fields
+        win, the others come from outside: "/job:w" around "/gpu:0" gives
+        "/job:w/device:GPU:0"); a function is called with each new Operation (whose device the
+        inner scopes have set) and returns its device (a string, a DeviceSpec or None); None
+        clears the enclosing scopes; "" changes nothing. ValueError for a malformed spec."""
+        spec = device_name_or_function
+        if isinstance(spec, pydev.DeviceSpec):
+            spec = spec.to_string()
+        elif isinstance(spec, str):
+            pydev.canonical_name(spec)  # fails early on a malformed spec
+        elif spec is not None and not callable(spec):
+            raise TypeError("device() takes a device string, a DeviceSpec, a function or None; "
+                            "got %r" % (spec,))
+        self._state.device_stack.append(spec)
         try:
             yield
         finally:
             self._state.device_stack.pop()
 
-    def _current_device(self, op):
+    def _apply_device_stack(self, op):
+        """Applies the device scopes to `op`, innermost first, starting from the device the op
+        already has (an imported node's, or "")."""
+        device = op._node_def.device
         for spec in reversed(self._state.device_stack):
             if spec is None:
-                return ""
+                break
             if callable(spec):
-                return spec(op) or ""
-            if spec:
-                return spec
-        return ""
+                op._node_def.device = device
+                device = pydev.canonical_name(spec(op))
+            elif spec:
+                device = pydev.merge_device(spec, device)
+        op._node_def.device = device
 
     # -------------------------------------------------------------- collections
     def add_to_collection(self, name, value):
@@ -368,8 +385,7 @@ class Graph:
                                                       want.name))
             op = ops.Operation(filled, self, inputs, out_types,
                                [tensor_shape.TensorShape(s) for s in out_shapes], controls)
-            if not device:
-                op._node_def.device = self._current_device(op)
+            self._apply_device_stack(op)
             op._id = len(self._ops)
             self._ops.append(op)
             self._nodes_by_name[node_name] = op

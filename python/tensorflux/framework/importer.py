@@ -62,9 +62,14 @@ def _topological_order(nodes, input_map):
 
 
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
-                     producer_op_list=None):
+                     producer_op_list=None, clear_devices=False):
     """Imports `graph_def` into the default graph under the name scope `name` (default
     "import", made unique; "" imports the names unchanged).
+
+    Each node keeps its recorded device request, merged under the enclosing tx.device scopes
+    (the node's own fields win), unless clear_devices is True: then the requests are dropped
+    and only the scopes apply, as TF 1.x's import_meta_graph(clear_devices=True) does (a
+    TensorFlux addition here, so a GraphDef saved with GPU requests imports device-free).
 
     input_map maps tensor names of graph_def ("x:0", or "x" for "x:0") to Tensors of the
     default graph that replace them. return_elements lists names in graph_def ("op" for an
@@ -133,7 +138,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             _fix_legacy_node_attrs(src.op, attrs, producer)
             has_inputs = bool(src.input)
             op = g._create_op_internal(src.op, data, attrs, name=new_name, exact_name=True,
-                                       control_inputs=control, device=src.device or None,
+                                       control_inputs=control,
+                                       device=None if clear_devices else src.device or None,
                                        apply_control_deps=not has_inputs)
             created[src.name] = op
         unused = sorted(set(input_map) - used_keys)

@@ -63,6 +63,8 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
       tags: the MetaGraphDef's tag set (e.g. ["serve"]): its tags must equal this set.
       export_dir: the SavedModel directory.
       import_scope: an optional name scope for the imported nodes.
+      **saver_kwargs: as TF (they go to import_meta_graph there): clear_devices=True drops
+        the device requests recorded in the graph; other keywords are ignored.
 
     Raises:
       RuntimeError: no MetaGraphDef has exactly these tags (TF's error).
@@ -70,7 +72,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
       tx.errors.*: from importing the graph or running the restore (NotFoundError,
         DataLossError, InvalidArgumentError).
     """
-    del saver_kwargs
+    clear_devices = bool(saver_kwargs.pop("clear_devices", False))
     if isinstance(tags, str):
         tags = [tags]
     model = _read_saved_model(export_dir)
@@ -88,7 +90,8 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
             "`saved_model_cli`. Available tag sets: %s" % (sorted(wanted), available))
 
     with sess.graph.as_default():
-        importer.import_graph_def(meta_graph.graph_def, name=import_scope or "")
+        importer.import_graph_def(meta_graph.graph_def, name=import_scope or "",
+                                  clear_devices=clear_devices)
     saver_def = meta_graph.saver_def
     variables_prefix = os.path.join(export_dir, "variables", "variables")
     if saver_def.restore_op_name and os.path.isfile(variables_prefix + ".index"):
