@@ -200,7 +200,16 @@ Status LocalSession::PlaceStepGraph(Graph* g) {
       }
     }
   }
-  for (const std::string& note : notes) LogLine(note);
+  // A graph recorded for other devices (a GPU-trained model on a CPU) would give a note per
+  // node: the first few say why, a count says how many more (all with log_device_placement).
+  constexpr size_t kMaxNotes = 5;
+  const bool all = options_.config.log_device_placement();
+  for (size_t i = 0; i < notes.size() && (all || i < kMaxNotes); ++i) LogLine(notes[i]);
+  if (!all && notes.size() > kMaxNotes) {
+    LogLine(absl::StrCat("... and ", notes.size() - kMaxNotes,
+                         " more nodes placed by soft placement away from their requested "
+                         "devices (ConfigProto.log_device_placement lists them all)"));
+  }
   if (options_.config.log_device_placement()) {
     for (const std::string& line : DevicePlacementLines(*g)) LogLine(line);
   }

@@ -25,7 +25,8 @@
 //   Placeholder fails at run time with the Placeholder kernel's INVALID_ARGUMENT.
 // Placement (passes/placer.h) follows the nodes' device requests, colocation and kernels; soft
 // placement is on unless ConfigProto.allow_soft_placement is set to false (then an
-// unsatisfiable request is INVALID_ARGUMENT), and its notes go to stderr. A stateful node
+// unsatisfiable request is INVALID_ARGUMENT), and its notes go to stderr (the first 5 and a
+// count of the rest, unless log_device_placement is on). A stateful node
 // (variable, iterator) keeps the device of its first placement for the session's life, across
 // signatures and Extend, as TF's stateful placements do. ConfigProto.log_device_placement
 // writes "node: (Op): device" for each node to stderr when a signature is placed,

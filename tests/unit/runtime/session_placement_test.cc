@@ -2,6 +2,7 @@
 // together on the requested device (its ResourceMgr holds it), stateful placements kept across
 // signatures and Extend, soft placement on by default and hard placement errors when it is off,
 // log_device_placement from ConfigProto and RunOptions, and steps spanning two devices.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,22 @@ TEST(SessionPlacementTest, SoftPlacementIsOnByDefault) {
                        "matching that specification are registered in this process; placed on " +
                        std::string(kCpu0)),
               std::string::npos)
+        << err;
+  }
+  {
+    // Many moved nodes: five notes and a count.
+    GraphDef many;
+    for (int i = 0; i < 8; ++i) {
+      AddConstNode(&many, "c" + std::to_string(i), Vec({1}))->set_device("/gpu:0");
+    }
+    LocalSession s(Options(1));
+    ASSERT_TRUE(s.Create(many).ok());
+    std::vector<Tensor> out;
+    testing::internal::CaptureStderr();
+    ASSERT_TRUE(RunStep(&s, {"c0:0", "c7:0"}, {"c1", "c2", "c3", "c4", "c5", "c6"}, &out).ok());
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 6) << err;
+    EXPECT_NE(err.find("... and 3 more nodes placed by soft placement"), std::string::npos)
         << err;
   }
   LocalSession hard(Options(1, /*soft=*/0));
