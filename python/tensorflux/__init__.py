@@ -24,7 +24,8 @@ from tensorflux.framework.dtypes import (
     uint64, variant)  # pylint: disable=redefined-builtin
 from tensorflux.framework.tensor_shape import Dimension, TensorShape
 from tensorflux.framework.ops import (
-    GraphKeys, Operation, Tensor, add_to_collection, control_dependencies, convert_to_tensor, device,
+    GraphKeys, Operation, Tensor, add_to_collection, colocate_with, control_dependencies,
+    convert_to_tensor, device,
     get_collection, get_collection_ref, get_default_graph, name_scope,
     register_tensor_conversion_function, reset_default_graph)
 from tensorflux.framework.device import DeviceSpec

@@ -1,7 +1,7 @@
 """Devices from Python: tx.DeviceSpec, nested tx.device scopes (TF 1.x merging), ConfigProto
 device_count / allow_soft_placement / log_device_placement through tx.Session, RunOptions
 log_device_placement, list_devices / device_lib.list_local_devices, tx.test.is_gpu_available,
-and import_graph_def / saved_model loader clear_devices."""
+tx.colocate_with, and import_graph_def / saved_model loader clear_devices."""
 
 import numpy as np
 import pytest
@@ -95,6 +95,43 @@ def test_bad_device_scope(graph):
     with tx.device(lambda op: "/nope:0"):
         with pytest.raises(ValueError, match="'/nope:0'"):
             tx.constant(1.0)
+
+
+def test_colocate_with(graph):
+    with tx.device("/cpu:1"):
+        a = tx.constant(1.0, name="a")
+    n = tx.constant(1.0, name="n")
+    with tx.device("/job:w"):
+        with tx.colocate_with(a):
+            b = tx.identity(a, name="b")  # a's device; the /job:w scope does not apply
+            with tx.colocate_with(n.op):
+                c = tx.identity(b, name="c")
+            with tx.colocate_with(None, ignore_existing=True):
+                d = tx.identity(b, name="d")
+        with tx.colocate_with(n):
+            with tx.device("/cpu:0"):  # a scope opened inside applies
+                e = tx.identity(n, name="e")
+    assert b.op.get_attr("_class") == [b"loc:@a"]
+    assert b.op.device == "/device:CPU:1"
+    assert b.op.colocation_groups() == [b"loc:@a"]
+    assert a.op.colocation_groups() == [b"loc:@a"]
+    assert c.op.get_attr("_class") == [b"loc:@a", b"loc:@n"]
+    assert c.op.device == "/device:CPU:1"
+    assert "_class" not in d.op.node_def.attr and d.op.device == ""
+    assert e.op.get_attr("_class") == [b"loc:@n"] and e.op.device == "/device:CPU:0"
+    with pytest.raises(ValueError, match="ignore_existing"):
+        with tx.colocate_with(None):
+            pass
+    # The Placer keeps a class together: q asks for CPU:1, so p (in q's class) goes there too.
+    p = tx.constant(np.float32(2.0), name="p")
+    with tx.colocate_with(p):
+        with tx.device("/cpu:1"):
+            q = tx.multiply(p, p, name="q")
+    with tx.Session(config=tx.ConfigProto(device_count={"CPU": 2})) as sess:
+        meta = tx.RunMetadata()
+        assert sess.run(q, options=tx.RunOptions(trace_level=tx.RunOptions.FULL_TRACE),
+                        run_metadata=meta) == 4.0
+        assert [d.device for d in meta.step_stats.dev_stats] == [CPU1]
 
 
 def test_variable_on_second_cpu(graph):

@@ -34,6 +34,7 @@ class _ThreadState(threading.local):
         self.name_stack = ""
         self.control_frames = []  # lists of Operations; None entries clear outer frames
         self.device_stack = []
+        self.colocation_stack = []  # Operations (colocate_with)
 
 
 class Graph:
@@ -254,6 +255,40 @@ class Graph:
         finally:
             self._state.device_stack.pop()
 
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Ops created inside are placed with `op` (an Operation, Tensor or variable), as in
+        TF 1.x: they get a `_class` attr listing op's colocation groups ("loc:@op", merged with
+        any enclosing colocate_with's) and op's device; the enclosing tx.device scopes do not
+        apply inside. ignore_existing=True drops the enclosing colocations; op=None with it
+        clears them (ValueError without it)."""
+        if op is None and not ignore_existing:
+            raise ValueError("Trying to reset colocation (op is None) but ignore_existing is "
+                             "not True")
+        if op is not None and not isinstance(op, ops.Operation):
+            op = getattr(op, "op", None)
+            if not isinstance(op, ops.Operation):
+                raise TypeError("colocate_with takes an Operation, a Tensor or a variable")
+        state = self._state
+        saved = state.device_stack, state.colocation_stack
+        state.device_stack = []
+        base = [] if ignore_existing else state.colocation_stack
+        state.colocation_stack = base + ([op] if op is not None else [])
+        try:
+            yield
+        finally:
+            state.device_stack, state.colocation_stack = saved
+
+    def _apply_colocation(self, op):
+        stack = self._state.colocation_stack
+        if not stack:
+            return
+        groups = sorted({g for c in stack for g in c.colocation_groups()})
+        device = next((c.device for c in stack if c.device), "")
+        if device:
+            op._node_def.device = device
+        op._node_def.attr["_class"].list.s[:] = groups
+
     def _apply_device_stack(self, op):
         """Applies the device scopes to `op`, innermost first, starting from the device the op
         already has (an imported node's, or "")."""
@@ -386,6 +421,7 @@ class Graph:
             op = ops.Operation(filled, self, inputs, out_types,
                                [tensor_shape.TensorShape(s) for s in out_shapes], controls)
             self._apply_device_stack(op)
+            self._apply_colocation(op)
             op._id = len(self._ops)
             self._ops.append(op)
             self._nodes_by_name[node_name] = op

@@ -169,6 +169,13 @@ class Operation:
     def values(self):
         return tuple(self._outputs)
 
+    def colocation_groups(self):
+        """The colocation groups the Placer keeps together (TF 1.x): the op's `_class`
+        "loc:@NAME" entries, or [b"loc:@<its name>"] when it has none."""
+        groups = [s for s in self._node_def.attr["_class"].list.s if s.startswith(b"loc:@")] \
+            if "_class" in self._node_def.attr else []
+        return groups or [b"loc:@" + self.name.encode()]
+
     def get_attr(self, name):
         """The attr's value: bytes, int, float, bool, tx.DType, TensorShapeProto, TensorProto,
         NameAttrList, or a list of those. ValueError when the node has no such attr."""
@@ -338,6 +345,10 @@ def control_dependencies(control_inputs):
 
 def device(device_name_or_function):
     return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing=False):
+    return get_default_graph().colocate_with(op, ignore_existing)
 
 
 class GraphKeys:
