@@ -30,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "tensorflux/framework/numerics.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/framework/rendezvous.h"
 #include "tensorflux/framework/resource_var.h"
 
 namespace tensorflux {
@@ -642,7 +643,11 @@ void Step::Abort(const Status& s) {
     }
   }
   aborted_.store(true, std::memory_order_release);
-  if (first) cm_->StartCancel();
+  if (!first) return;
+  // The rendezvous first, so that its abort status is this error rather than the CANCELLED
+  // that cancelling makes the step's other partitions report.
+  if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(s);
+  cm_->StartCancel();
 }
 
 NodeExecStats* Step::StartStats(const NodeItem& item) {

@@ -41,7 +41,9 @@ class Executor {
     int64_t step_id = 0;
     CallFrameInterface* call_frame = nullptr;  // feeds (_Arg) and fetches (_Retval)
     CancellationManager* cancellation_manager = nullptr;  // optional
-    Rendezvous* rendezvous = nullptr;                      // optional
+    // Optional; the step's first error aborts it (Rendezvous::StartAbort) before the
+    // cancellation manager is cancelled, so partitions waiting in a _Recv stop with that error.
+    Rendezvous* rendezvous = nullptr;
     ThreadPool* inter_op_pool = nullptr;  // nullptr: run everything on the calling thread
     StepStats* step_stats = nullptr;      // when non-null, one NodeExecStats per node run
   };

@@ -230,26 +230,19 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   std::unique_ptr<Graph> g = graph->Clone();
   TX_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets));
   TX_RETURN_IF_ERROR(PlaceStepGraph(g.get()));
-  // Until the partitioner: the whole step on one device.
-  const std::vector<Node*> nodes = g->nodes();
-  const std::string device_name =
-      nodes.empty() ? host_device_->name() : nodes.front()->assigned_device_name();
-  for (const Node* n : nodes) {
-    if (n->assigned_device_name() != device_name) {
-      return errors::Unimplemented(
-          "This step's nodes are placed on several devices ({{node ", n->name(), "}} on ",
-          n->assigned_device_name(), ", others on ", device_name,
-          "); running one graph across devices needs the graph partitioner, which this build "
-          "does not have yet. Place the step's nodes on one device.");
-    }
-  }
-  TX_ASSIGN_OR_RETURN(Device* device, device_mgr_->LookupDevice(device_name));
   ExecutorParams params;
-  params.device = device;
   params.check_numerics = options_.config.check_numerics();
+  PartitionOptions popts;
+  popts.get_incarnation = [this](const std::string& device) -> uint64_t {
+    auto d = device_mgr_->LookupDevice(device);
+    return d.ok() ? (*d)->attributes().incarnation() : 0;
+  };
+  std::vector<DeviceBase*> devices(device_mgr_->ListDevices().begin(),
+                                   device_mgr_->ListDevices().end());
   auto entry = std::make_shared<ExecutorEntry>();
   entry->placement = DevicePlacementLines(*g);
-  TX_ASSIGN_OR_RETURN(entry->executor, Executor::Create(params, std::move(g)));
+  TX_ASSIGN_OR_RETURN(entry->executor,
+                      PartitionedExecutor::Create(params, devices, popts, std::move(g)));
   entry->num_retvals = static_cast<int>(fetches.size());
   std::lock_guard<std::mutex> l(mu_);
   if (closed_) return ClosedError();
@@ -384,7 +377,9 @@ Status LocalSession::Run(const RunOptions& run_options,
     }
   }
   if (run_metadata != nullptr && run_options.output_partition_graphs()) {
-    entry->executor->graph().ToGraphDef(run_metadata->add_partition_graphs());
+    for (int i = 0; i < entry->executor->num_partitions(); ++i) {
+      entry->executor->partition_graph(i).ToGraphDef(run_metadata->add_partition_graphs());
+    }
   }
   return OkStatus();
 }

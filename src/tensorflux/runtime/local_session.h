@@ -20,9 +20,11 @@
 //   the same tensor may be fetched more than once;
 // - targets name nodes (errors come from RewriteGraphForExecution: NOT_FOUND for a missing node,
 //   INVALID_ARGUMENT for a tensor name);
-// - the pruned, rewritten graph (_Arg/_Retval) is placed (below) and given an Executor once per
-//   signature (sorted feeds, fetches in order, sorted targets), and cached; a needed unfed
-//   Placeholder fails at run time with the Placeholder kernel's INVALID_ARGUMENT.
+// - the pruned, rewritten graph (_Arg/_Retval) is placed (below), partitioned into one graph per
+//   device (passes/graph_partition.h: _Send/_Recv on every cross-device edge) and given one
+//   Executor per partition (runtime/partitioned_executor.h), once per signature (sorted feeds,
+//   fetches in order, sorted targets), and cached; a needed unfed Placeholder fails at run time
+//   with the Placeholder kernel's INVALID_ARGUMENT.
 // Placement (passes/placer.h) follows the nodes' device requests, colocation and kernels; soft
 // placement is on unless ConfigProto.allow_soft_placement is set to false (then an
 // unsatisfiable request is INVALID_ARGUMENT), and its notes go to stderr (the first 5 and a
@@ -30,8 +32,10 @@
 // (variable, iterator) keeps the device of its first placement for the session's life, across
 // signatures and Extend, as TF's stateful placements do. ConfigProto.log_device_placement
 // writes "node: (Op): device" for each node to stderr when a signature is placed,
-// RunOptions.log_device_placement on every step that asks. Until the partitioner runs graphs
-// across devices, a step whose nodes land on two devices is UNIMPLEMENTED.
+// RunOptions.log_device_placement on every step that asks.
+// A step runs every partition at once with one rendezvous (runtime/rendezvous.h); the first
+// error in any partition stops the others (also those waiting in a _Recv) and is what Run
+// returns.
 // Run is thread-safe: executors for one signature run concurrently. Cheap kernels run on the
 // calling thread, expensive ones on the inter-op pool (ConfigProto.inter_op_parallelism_threads:
 // 0 = one per core, < 0 = everything on the calling thread); kernels parallelize on the intra-op
@@ -39,8 +43,8 @@
 // RunOptions: trace_level other than NO_TRACE fills run_metadata->step_stats (one
 // DeviceStepStats, one NodeExecStats per node run); timeout_in_ms (else
 // ConfigProto.operation_timeout_in_ms) > 0 cancels a step that runs longer, returning
-// DEADLINE_EXCEEDED; output_partition_graphs adds the executed graph to
-// run_metadata->partition_graphs.
+// DEADLINE_EXCEEDED; output_partition_graphs adds the executed graphs (one per device, with
+// their _Send/_Recv nodes) to run_metadata->partition_graphs.
 // ConfigProto.check_numerics (a TensorFlux extension) fails a step at the first node whose
 // floating-point output holds a NaN or Inf, naming it (runtime/executor.h).
 // Functions of the graph's library (GraphDef.library, merged by Extend) run through the
@@ -65,6 +69,7 @@
 #include "tensorflux/graph/graph.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/function_runtime.h"
+#include "tensorflux/runtime/partitioned_executor.h"
 #include "tensorflux/runtime/session.h"
 
 namespace tensorflux {
@@ -93,7 +98,7 @@ class LocalSession : public Session {
 
  private:
   struct ExecutorEntry {
-    std::unique_ptr<Executor> executor;
+    std::unique_ptr<PartitionedExecutor> executor;
     int num_retvals = 0;
     std::vector<std::string> placement;  // DevicePlacementLines of the placed graph
   };

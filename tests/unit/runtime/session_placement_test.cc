@@ -175,7 +175,7 @@ TEST(SessionPlacementTest, LogDevicePlacement) {
 }
 
 TEST(SessionPlacementTest, StepAcrossTwoDevices) {
-  // Until the partitioner lands a step on two devices is UNIMPLEMENTED naming them.
+  // The step is partitioned: a on CPU:0 is sent to b's device CPU:1 (or the reverse).
   GraphDef g;
   AddConstNode(&g, "a", Vec({1}))->set_device("/cpu:0");
   AddConstNode(&g, "b", Vec({2}))->set_device("/cpu:1");
@@ -183,10 +183,18 @@ TEST(SessionPlacementTest, StepAcrossTwoDevices) {
   LocalSession s(Options(2));
   ASSERT_TRUE(s.Create(g).ok());
   std::vector<Tensor> out;
-  Status st = RunStep(&s, {"sum:0"}, {}, &out);
-  EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented) << st;
-  EXPECT_TRUE(HasText(st, kCpu1)) << st;
-  // Each half alone runs.
+  RunOptions ro;
+  ro.set_output_partition_graphs(true);
+  RunMetadata md;
+  Status st = s.Run(ro, {}, {"sum:0"}, {}, &out, &md);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(out[0].data<float>()[0], 3.0f);
+  ASSERT_EQ(md.partition_graphs_size(), 2);
+  std::vector<std::string> devices;
+  for (const GraphDef& p : md.partition_graphs()) devices.push_back(p.node(0).device());
+  std::sort(devices.begin(), devices.end());
+  EXPECT_EQ(devices, (std::vector<std::string>{kCpu0, kCpu1}));
+  // Each half alone runs on its device.
   EXPECT_EQ(StepDevice(&s, {"b:0"}, {}, &out), kCpu1);
   EXPECT_EQ(out[0].data<float>()[0], 2.0f);
 }

@@ -1,0 +1,119 @@
+"""One graph split over several logical CPU devices (tx.ConfigProto(device_count={"CPU": 4})):
+an MLP and a CNN training step give bitwise the same losses and variables as on one device,
+the run is really partitioned (RunMetadata.partition_graphs with _Send/_Recv), and an error on
+one device fails the step with that error while another device waits for its output."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+
+DEVICES = ["/job:localhost/replica:0/task:0/device:CPU:%d" % i for i in range(4)]
+RNG = np.random.default_rng(11)
+
+
+def round_robin():
+    """A device function that puts each new op on the next of the four devices. A variable goes
+    to the device of its layer (layers take the devices in turn), so that an optimizer's slots
+    (named after the variable) land beside it, and an op that reads or updates a variable asks
+    for the variable's device (the Placer keeps them together anyway; this keeps the requests
+    of one colocation group from disagreeing)."""
+    counter = itertools.count()
+    layer_device = {}
+
+    def device(op):
+        if op.type == "VarHandleOp":
+            layer = op.name.split("/")[0]
+            return layer_device.setdefault(layer, DEVICES[len(layer_device) % len(DEVICES)])
+        for t in op.inputs:
+            if t.dtype == tx.resource:
+                return t.op.device
+        return DEVICES[next(counter) % len(DEVICES)]
+    return device
+
+
+def mlp(x, y):
+    h = tx.layers.dense(x, 32, activation=tx.nn.relu)
+    h = tx.layers.dense(h, 16, activation=tx.nn.tanh)
+    logits = tx.layers.dense(h, 5)
+    loss = tx.losses.sparse_softmax_cross_entropy(y, logits)
+    return loss, tx.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+
+
+def cnn(x, y):
+    h = tx.layers.conv2d(x, 6, 3, padding="same", activation=tx.nn.relu)
+    h = tx.layers.max_pooling2d(h, 2, 2)
+    h = tx.layers.conv2d(h, 8, 3, activation=tx.nn.relu)
+    logits = tx.layers.dense(tx.reshape(h, [-1, 3 * 3 * 8]), 5)
+    loss = tx.losses.sparse_softmax_cross_entropy(y, logits)
+    return loss, tx.train.AdamOptimizer(0.01).minimize(loss)
+
+
+def train(model, x_shape, num_devices, steps=3):
+    """Losses of `steps` training steps and the final variables, plus the partition graphs of
+    the last step."""
+    xs = RNG.standard_normal((steps,) + x_shape).astype(np.float32)
+    ys = RNG.integers(0, 5, (steps, x_shape[0])).astype(np.int32)
+    g = tx.Graph()
+    with g.as_default():
+        tx.set_random_seed(7)
+        with g.device(round_robin() if num_devices > 1 else None):
+            x = tx.placeholder(tx.float32, x_shape)
+            y = tx.placeholder(tx.int32, [x_shape[0]])
+            loss, step = model(x, y)
+            init = tx.global_variables_initializer()
+        variables = tx.global_variables()
+    config = tx.ConfigProto(device_count={"CPU": num_devices})
+    losses = []
+    metadata = tx.RunMetadata()
+    with tx.Session(graph=g, config=config) as sess:
+        sess.run(init)
+        for i in range(steps):
+            options = tx.RunOptions(output_partition_graphs=True)
+            losses.append(sess.run([loss, step], {x: xs[i], y: ys[i]}, options=options,
+                                   run_metadata=metadata)[0])
+        values = sess.run(variables)
+    return losses, values, list(metadata.partition_graphs)
+
+
+def assert_bitwise_equal(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes(), np.max(np.abs(a.astype(np.float64) - b))
+
+
+@pytest.mark.parametrize("model,x_shape", [(mlp, (16, 20)), (cnn, (4, 10, 10, 1))],
+                         ids=["mlp", "cnn"])
+def test_training_step_same_bits_on_four_devices(model, x_shape):
+    state = RNG.bit_generator.state
+    losses1, values1, parts1 = train(model, x_shape, 1)
+    RNG.bit_generator.state = state  # same data for both runs
+    losses4, values4, parts4 = train(model, x_shape, 4)
+    assert len(parts1) == 1
+    assert len(parts4) == 4
+    sends = sum(n.op == "_Send" for p in parts4 for n in p.node)
+    recvs = sum(n.op == "_Recv" for p in parts4 for n in p.node)
+    assert sends == recvs and sends > 20
+    for p in parts4:
+        assert len({n.device for n in p.node}) == 1
+    assert np.isfinite(losses1).all() and losses1[0] != losses1[-1]
+    for a, b in zip(losses1, losses4):
+        assert_bitwise_equal(a, b)
+    assert len(values1) == len(values4) > 0
+    for a, b in zip(values1, values4):
+        assert_bitwise_equal(a, b)
+
+
+def test_error_on_one_device_fails_the_step(graph):
+    with tx.device(DEVICES[1]):
+        x = tx.placeholder(tx.float32, [3])
+        bad = tx.check_numerics(x, "bad input")
+    with tx.device(DEVICES[0]):
+        y = bad * 2.0 + tx.constant(1.0)
+    with tx.Session(config=tx.ConfigProto(device_count={"CPU": 2})) as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0, 3.0]}), [3.0, 5.0, 7.0])
+        with pytest.raises(tx.errors.InvalidArgumentError, match="bad input"):
+            sess.run(y, {x: [1.0, np.nan, 3.0]})
+        np.testing.assert_array_equal(sess.run(y, {x: [0.0, 0.0, 1.0]}), [1.0, 1.0, 3.0])
