@@ -39,9 +39,15 @@ StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
     return OkStatus();
   };
   if (one_device) {
+    for (const Node* n : graph->nodes()) {
+      const std::string& op = n->type_string();
+      out->needs_rendezvous_ = out->needs_rendezvous_ || op == "_Send" || op == "_Recv" ||
+                               op == "_HostSend" || op == "_HostRecv";
+    }
     TX_RETURN_IF_ERROR(add(only != nullptr ? only : devices.at(0), std::move(graph)));
     return out;
   }
+  out->needs_rendezvous_ = true;
   PartitionOptions o = popts;
   o.node_to_loc = nullptr;
   std::map<std::string, GraphDef> partitions;
@@ -55,8 +61,12 @@ StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
 }
 
 Status PartitionedExecutor::Run(const Executor::Args& args) const {
-  LocalRendezvous rendezvous;
   Executor::Args a = args;
+  if (!needs_rendezvous_) {  // one partition without _Send/_Recv nodes
+    a.rendezvous = nullptr;
+    return parts_[0].executor->Run(a);
+  }
+  LocalRendezvous rendezvous;
   a.rendezvous = &rendezvous;
   const int n = static_cast<int>(parts_.size());
   if (n == 1) return parts_[0].executor->Run(a);

@@ -35,7 +35,8 @@ class PartitionedExecutor {
       const ExecutorParams& params, const std::vector<DeviceBase*>& devices,
       const PartitionOptions& popts, std::unique_ptr<Graph> graph);
 
-  // Runs one step (see above). args.rendezvous is replaced by the step's own rendezvous.
+  // Runs one step (see above). args.rendezvous is replaced by the step's own rendezvous (none
+  // when the graph was not partitioned and has no _Send/_Recv of its own).
   // Thread-safe: several steps may run at once.
   Status Run(const Executor::Args& args) const;
 
@@ -50,6 +51,8 @@ class PartitionedExecutor {
     std::unique_ptr<Executor> executor;
   };
   std::vector<Part> parts_;
+  // False for one partition without _Send/_Recv nodes: its steps make no rendezvous.
+  bool needs_rendezvous_ = false;
 };
 
 }  // namespace tensorflux

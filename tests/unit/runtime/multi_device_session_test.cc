@@ -4,6 +4,8 @@
 // and the step returns that error, timeouts, concurrent steps; and the _Send/_Recv kernels' own
 // errors. Graphs use the TxRtTest ops (runtime_test_ops.h).
 #include <atomic>
+#include <map>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -97,6 +99,30 @@ TEST(MultiDeviceSessionTest, SpreadGraphMatchesOneDevice) {
     EXPECT_EQ(recvs, 6);
     EXPECT_EQ(four->NumCachedExecutors(), 1);
   }
+}
+
+TEST(MultiDeviceSessionTest, FullTraceHasEveryDeviceAndTransfer) {
+  auto s = MakeSession(SpreadGraph(), 4);
+  RunOptions ro;
+  ro.set_trace_level(RunOptions::FULL_TRACE);
+  ro.set_output_partition_graphs(true);
+  RunMetadata md;
+  std::vector<Tensor> out;
+  ASSERT_TRUE(s->Run(ro, {{"x", Scalar(1.0f)}}, {"y"}, {}, &out, &md).ok());
+  std::map<std::string, std::set<std::string>> traced;  // device -> node names run
+  for (const DeviceStepStats& d : md.step_stats().dev_stats()) {
+    for (const NodeExecStats& n : d.node_stats()) traced[d.device()].insert(n.node_name());
+  }
+  ASSERT_EQ(traced.size(), 4u);
+  int transfers = 0;
+  for (const GraphDef& g : md.partition_graphs()) {
+    for (const NodeDef& n : g.node()) {
+      if (n.op() != "_Send" && n.op() != "_Recv") continue;
+      ++transfers;
+      EXPECT_TRUE(traced[n.device()].count(n.name())) << n.name() << " on " << n.device();
+    }
+  }
+  EXPECT_EQ(transfers, 12);
 }
 
 TEST(MultiDeviceSessionTest, FeedsAndFetchesOnAnyDevice) {
