@@ -6,10 +6,57 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "tensorflux/framework/node_def_util.h"
 #include "tensorflux/graph/graph_def_io.h"
 #include "tensorflux/runtime/rendezvous.h"
 
 namespace tensorflux {
+
+namespace {
+
+bool IsSend(const Node& n) { return n.type_string() == "_Send" || n.type_string() == "_HostSend"; }
+bool IsRecv(const Node& n) { return n.type_string() == "_Recv" || n.type_string() == "_HostRecv"; }
+
+// The rendezvous key a _Send/_Recv node uses (frame 0:0); bad attrs are left to its kernel.
+std::string KeyOf(const Node& n) {
+  std::string send_device, recv_device, tensor_name;
+  int64_t incarnation = 0;
+  GetNodeAttr(n.def(), "send_device", &send_device).IgnoreError();
+  GetNodeAttr(n.def(), "recv_device", &recv_device).IgnoreError();
+  GetNodeAttr(n.def(), "tensor_name", &tensor_name).IgnoreError();
+  GetNodeAttr(n.def(), "send_device_incarnation", &incarnation).IgnoreError();
+  return Rendezvous::CreateKey(send_device, static_cast<uint64_t>(incarnation), recv_device,
+                               tensor_name, FrameAndIter());
+}
+
+// Every _Recv of the step needs a _Send of the same key in the step (nothing else sends into a
+// step's rendezvous, so it would wait forever), and each key is sent once.
+Status CheckSendRecvPairs(const std::vector<const Graph*>& graphs) {
+  absl::flat_hash_map<std::string, const Node*> sent;
+  for (const Graph* g : graphs) {
+    for (const Node* n : g->nodes()) {
+      if (!IsSend(*n)) continue;
+      auto [it, inserted] = sent.emplace(KeyOf(*n), n);
+      if (!inserted) {
+        return errors::InvalidArgument("{{node ", n->name(), "}} (op ", n->type_string(),
+                                       ") sends under the same rendezvous key as {{node ",
+                                       it->second->name(), "}}: ", it->first);
+      }
+    }
+  }
+  for (const Graph* g : graphs) {
+    for (const Node* n : g->nodes()) {
+      if (IsRecv(*n) && !sent.contains(KeyOf(*n))) {
+        return errors::InvalidArgument("{{node ", n->name(), "}} (op ", n->type_string(),
+                                       ") would wait forever: no _Send of this step sends its "
+                                       "key ", KeyOf(*n));
+      }
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
     const ExecutorParams& params, const std::vector<DeviceBase*>& devices,
@@ -40,10 +87,9 @@ StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
   };
   if (one_device) {
     for (const Node* n : graph->nodes()) {
-      const std::string& op = n->type_string();
-      out->needs_rendezvous_ = out->needs_rendezvous_ || op == "_Send" || op == "_Recv" ||
-                               op == "_HostSend" || op == "_HostRecv";
+      out->needs_rendezvous_ = out->needs_rendezvous_ || IsSend(*n) || IsRecv(*n);
     }
+    if (out->needs_rendezvous_) TX_RETURN_IF_ERROR(CheckSendRecvPairs({graph.get()}));
     TX_RETURN_IF_ERROR(add(only != nullptr ? only : devices.at(0), std::move(graph)));
     return out;
   }
@@ -52,11 +98,16 @@ StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
   o.node_to_loc = nullptr;
   std::map<std::string, GraphDef> partitions;
   TX_RETURN_IF_ERROR(Partition(o, *graph, &partitions));
+  std::vector<std::pair<DeviceBase*, std::unique_ptr<Graph>>> graphs;
+  std::vector<const Graph*> views;
   for (auto& [name, gdef] : partitions) {
     TX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, GraphFromGraphDef(gdef));
     for (Node* n : g->nodes()) n->set_assigned_device_name(name);
-    TX_RETURN_IF_ERROR(add(by_name.at(name), std::move(g)));
+    views.push_back(g.get());
+    graphs.emplace_back(by_name.at(name), std::move(g));
   }
+  TX_RETURN_IF_ERROR(CheckSendRecvPairs(views));
+  for (auto& [device, g] : graphs) TX_RETURN_IF_ERROR(add(device, std::move(g)));
   return out;
 }
 

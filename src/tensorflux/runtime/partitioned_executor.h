@@ -28,7 +28,8 @@ namespace tensorflux {
 class PartitionedExecutor {
  public:
   // Every node of `graph` must have an assigned device among `devices` (INVALID_ARGUMENT naming
-  // the node otherwise). `params.device` is ignored: each partition runs on its own device.
+  // the node otherwise). A _Recv whose key no _Send of the step sends (it would wait forever),
+  // and two _Sends of one key, are INVALID_ARGUMENT naming the node. `params.device` is ignored: each partition runs on its own device.
   // `popts.node_to_loc` is ignored (assigned devices decide); the other options are passed on.
   // Executor::Create's errors (unknown kernel, bad attrs) name the node.
   static StatusOr<std::unique_ptr<PartitionedExecutor>> Create(

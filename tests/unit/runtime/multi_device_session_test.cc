@@ -273,6 +273,34 @@ TEST(MultiDeviceSessionTest, ExplicitSendRecvPairOnOneDevice) {
   EXPECT_EQ(out[0].scalar<float>(), 10.0f);
 }
 
+TEST(MultiDeviceSessionTest, UnmatchedRecvOrDuplicateSendIsRefused) {
+  auto attrs = [](NodeDef* n, const char* tensor_name) {
+    AddNodeAttr("tensor_name", std::string(tensor_name), n);
+    AddNodeAttr("send_device", Dev(0), n);
+    AddNodeAttr("recv_device", Dev(0), n);
+    AddNodeAttr("send_device_incarnation", int64_t{1}, n);
+  };
+  GraphDef g;
+  AddConst(&g, "c", 5.0f);
+  for (const char* name : {"send1", "send2"}) {
+    NodeDef* send = AddNode(&g, name, "_Send", {"c"});
+    AddNodeAttr("T", DT_FLOAT, send);
+    attrs(send, "t");
+  }
+  NodeDef* lonely = AddNode(&g, "lonely", "_Recv");
+  AddNodeAttr("tensor_type", DT_FLOAT, lonely);
+  attrs(lonely, "nobody_sends_this");
+  auto s = MakeSession(g, 1);
+  std::vector<Tensor> out;
+  Status st = s->Run({}, {"lonely"}, {}, &out);  // would hang without the check
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_TRUE(HasText(st, "{{node lonely}} (op _Recv) would wait forever")) << st;
+  st = s->Run({}, {}, {"send1", "send2"}, &out);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_TRUE(HasText(st, "same rendezvous key")) << st;
+  EXPECT_TRUE(s->Run({}, {}, {"send1"}, &out).ok());
+}
+
 // ---------------------------------------------------------------- kernel errors
 
 NodeDef SendRecvDef(const std::string& name, const std::string& op, DataType dt,
