@@ -8,7 +8,8 @@
 // per output arg) and an executor, once per name; Run calls it with one tensor per input arg
 // and returns one per output arg, running every node on the calling thread (so callers get
 // parallelism by calling Run from several threads; Run is thread-safe). Errors from the body
-// name the body's node ("{{node add}} (op AddV2): ...").
+// name the body's node ("{{node add}} (op AddV2): ..."). A name that is not in the library may
+// name a registered C++ function instead (framework/cc_function.h).
 #pragma once
 
 #include <cstdint>

@@ -118,9 +118,7 @@ StatusOr<FunctionLibraryRuntime::Handle> FunctionRuntime::Instantiate(const std:
     auto h = handles_.find(name);
     if (h != handles_.end()) return h->second;
     auto f = functions_.find(name);
-    if (f == functions_.end()) {
-      return errors::NotFound("Function ", name, " is not in the graph's library");
-    }
+    if (f == functions_.end()) return InstantiateCppFunctionLocked(name);
     fdef = f->second;
   }
   auto inst = std::make_unique<Instance>();
@@ -149,6 +147,24 @@ StatusOr<FunctionLibraryRuntime::Handle> FunctionRuntime::Instantiate(const std:
   return handle;
 }
 
+StatusOr<FunctionLibraryRuntime::Handle> FunctionRuntime::InstantiateCppFunctionLocked(
+    const std::string& name) {
+  std::shared_ptr<const CppFunction> cpp = LookUpCppFunction(name);
+  if (cpp == nullptr) {
+    return errors::NotFound("Function ", name,
+                            " is not in the graph's library nor a registered C++ function");
+  }
+  auto inst = std::make_unique<Instance>();
+  inst->name = name;
+  inst->arg_types = cpp->arg_types;
+  inst->ret_types = cpp->ret_types;
+  inst->cpp = std::move(cpp);
+  const Handle handle = static_cast<Handle>(instances_.size());
+  instances_.push_back(std::move(inst));
+  handles_[name] = handle;
+  return handle;
+}
+
 const DataTypeVector& FunctionRuntime::ArgTypes(Handle h) const {
   std::lock_guard<std::mutex> l(mu_);
   return instances_[h]->arg_types;
@@ -168,6 +184,7 @@ Status FunctionRuntime::Run(Handle h, std::vector<Tensor> args, std::vector<Tens
     }
     inst = instances_[h].get();
   }
+  if (inst->cpp != nullptr) return CallCppFunction(inst->name, *inst->cpp, std::move(args), rets);
   if (args.size() != inst->arg_types.size()) {
     return errors::InvalidArgument("Function ", inst->name, " takes ", inst->arg_types.size(),
                                    " arguments, got ", args.size());

@@ -8,6 +8,8 @@
 // the node's OpDef), and a _Retval (index i) per output arg, then imports it (so body errors
 // are the importer's, prefixed with the function's name) and builds an Executor for `device`.
 // Functions with attrs in their signature (polymorphic functions) are UNIMPLEMENTED.
+// A name that is not in the library but names a C++ function (framework/cc_function.h)
+// instantiates that function: Run then calls it on the caller's thread.
 #pragma once
 
 #include <memory>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "tensorflux/framework/cc_function.h"
 #include "tensorflux/framework/device_base.h"
 #include "tensorflux/framework/function.h"
 #include "tensorflux/function.pb.h"
@@ -44,8 +47,12 @@ class FunctionRuntime : public FunctionLibraryRuntime {
   struct Instance {
     std::string name;
     DataTypeVector arg_types, ret_types;
-    std::unique_ptr<Executor> executor;
+    std::unique_ptr<Executor> executor;          // a FunctionDef's body, or
+    std::shared_ptr<const CppFunction> cpp;      // a registered C++ function
   };
+
+  // The registered C++ function `name` as a new instance; NOT_FOUND when there is none.
+  StatusOr<Handle> InstantiateCppFunctionLocked(const std::string& name);
 
   DeviceBase* const device_;
   mutable std::mutex mu_;
