@@ -265,10 +265,14 @@ class Dataset(ElementStructure):
                            predicate=_func_attr(traced.name), **self._spec_attrs())
         return self._same_spec(variant)
 
-    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1):
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
+                   num_parallel_calls=None, deterministic=None):
         """map_func(element) returns a Dataset; cycle_length of them are read round-robin,
-        block_length elements at a time (InterleaveDataset, sequential: no
-        num_parallel_calls yet)."""
+        block_length elements at a time (InterleaveDataset). With num_parallel_calls (an int
+        <= cycle_length, or AUTOTUNE = cycle_length) that many threads read them ahead
+        (ParallelInterleaveDatasetV4, e.g. one TFRecordDataset per file); deterministic
+        (default True) keeps the sequential order, False lets a ready dataset go before one
+        that is waiting."""
         made = []
 
         def to_variant(*args):
@@ -280,11 +284,20 @@ class Dataset(ElementStructure):
         to_variant.__name__ = getattr(map_func, "__name__", "fn")
         traced = self._trace(to_variant, "Dataset_interleave")
         inner = made[0]
-        variant = apply_op("InterleaveDataset", input_dataset=self._variant_tensor,
-                           other_arguments=traced.captured_inputs,
-                           cycle_length=_int64(cycle_length, "cycle_length"),
-                           block_length=_int64(block_length, "block_length"),
-                           f=_func_attr(traced.name), **inner._spec_attrs())  # pylint: disable=protected-access
+        attrs = dict(input_dataset=self._variant_tensor, other_arguments=traced.captured_inputs,
+                     cycle_length=_int64(cycle_length, "cycle_length"),
+                     block_length=_int64(block_length, "block_length"),
+                     f=_func_attr(traced.name), **inner._spec_attrs())  # pylint: disable=protected-access
+        if num_parallel_calls is None:
+            variant = apply_op("InterleaveDataset", **attrs)
+        else:
+            variant = apply_op(
+                "ParallelInterleaveDatasetV4",
+                buffer_output_elements=_int64(AUTOTUNE, "buffer_output_elements"),
+                prefetch_input_elements=_int64(AUTOTUNE, "prefetch_input_elements"),
+                num_parallel_calls=_int64(num_parallel_calls, "num_parallel_calls"),
+                deterministic=("default" if deterministic is None
+                               else "true" if deterministic else "false"), **attrs)
         return Dataset(variant, inner.output_types, inner.output_shapes)
 
     def flat_map(self, map_func):

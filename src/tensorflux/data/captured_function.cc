@@ -41,4 +41,15 @@ CapturedFunction FunctionAttrs::Capture(OpKernelContext* ctx) const {
   return CapturedFunction(func, std::move(captured));
 }
 
+Status ReadDeterministicAttr(OpKernelConstruction* ctx, bool* deterministic) {
+  std::string det;
+  TX_RETURN_IF_ERROR(ctx->GetAttr("deterministic", &det));
+  if (det != "true" && det != "false" && det != "default") {
+    return errors::InvalidArgument("deterministic must be 'true', 'false' or 'default', got '",
+                                   det, "'");
+  }
+  *deterministic = det != "false";
+  return OkStatus();
+}
+
 }  // namespace tensorflux

@@ -54,4 +54,8 @@ struct FunctionAttrs {
   CapturedFunction Capture(OpKernelContext* ctx) const;
 };
 
+// The `deterministic` attr of the parallel datasets: "true" / "default" -> true, "false" ->
+// false; INVALID_ARGUMENT otherwise.
+Status ReadDeterministicAttr(OpKernelConstruction* ctx, bool* deterministic);
+
 }  // namespace tensorflux

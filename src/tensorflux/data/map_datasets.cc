@@ -22,14 +22,13 @@
 // Errors from the function name the function's node ("{{node add}} (op AddV2): ...").
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/data/captured_function.h"
 #include "tensorflux/data/dataset.h"
+#include "tensorflux/data/parallel_iterator.h"
 
 namespace tensorflux {
 namespace {
@@ -91,32 +90,19 @@ class MapDataset : public DatasetBase {
     FunctionInstance fn_;
   };
 
-  class ParallelIterator : public DatasetIterator<MapDataset> {
+  class ParallelIterator : public ParallelDatasetIterator<MapDataset> {
    public:
     explicit ParallelIterator(const MapDataset* d)
-        : DatasetIterator(d),
+        : ParallelDatasetIterator(d),
           wake_batch_(std::min<size_t>(2 * static_cast<size_t>(d->num_parallel_calls_), 32)),
           capacity_(wake_batch_ + 2 * static_cast<size_t>(d->num_parallel_calls_)) {}
-    ~ParallelIterator() override {
-      {
-        std::lock_guard<std::mutex> l(mu_);
-        cancelled_ = true;
-      }
-      worker_cv_.notify_all();
-      for (std::thread& t : workers_) t.join();
-    }
+    ~ParallelIterator() override { StopWorkers(); }
     Status Initialize(IteratorContext* ctx) override {
-      TX_RETURN_IF_ERROR(dataset()->fn_.Instantiate(ctx, dataset()->types_, &fn_));
-      TX_ASSIGN_OR_RETURN(input_, dataset()->input()->MakeIterator(ctx));
-      return OkStatus();
+      const MapDataset& d = *dataset();
+      return InitializeParallel(ctx, d.fn_, d.types_, d.input());
     }
     Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
-      if (workers_.empty()) {  // started by the first GetNext, with its context
-        ctx_ = *ctx;
-        for (int i = 0; i < dataset()->num_parallel_calls_; ++i) {
-          workers_.emplace_back([this] { WorkerLoop(); });
-        }
-      }
+      StartWorkersOnce(ctx, dataset()->num_parallel_calls_, [this] { WorkerLoop(); });
       std::shared_ptr<Result> r;
       {
         std::unique_lock<std::mutex> l(mu_);
@@ -199,24 +185,20 @@ class MapDataset : public DatasetBase {
         // Take the next input element and queue its slot, in input order.
         auto r = std::make_shared<Result>();
         std::vector<Tensor> in;
-        bool in_end = false, wake = false;
+        bool in_end = false;
         Status s;  // the input's error, then the function's
-        {
-          std::lock_guard<std::mutex> il(input_mu_);
-          in_end = input_ == nullptr;
-          if (!in_end) s = input_->GetNext(&ctx_, &in, &in_end);
-          in_end = in_end && s.ok();
-          if (in_end) input_.reset();
-          std::lock_guard<std::mutex> l(mu_);
+        bool wake = PullInput(&in, [&](const Status& in_status, bool ended) {
           --reserved_;
+          s = in_status;
+          in_end = ended;
           if (in_end) {
             input_ended_ = true;
           } else {
             results_.push_back(r);
             if (!s.ok()) Finish(r.get(), s, {});
           }
-          wake = ShouldWakeConsumer();
-        }
+          return ShouldWakeConsumer();
+        });
         if (wake) cv_.notify_one();
         if (in_end) {
           worker_cv_.notify_all();
@@ -245,22 +227,11 @@ class MapDataset : public DatasetBase {
     static constexpr std::chrono::microseconds kBatchWait{500};
     const size_t wake_batch_;
     const size_t capacity_;    // elements in flight or done and not yet taken
-    FunctionInstance fn_;
-    IteratorContext ctx_;
-    std::vector<std::thread> workers_;
-
-    std::mutex input_mu_;  // taken before mu_ when both are held
-    std::unique_ptr<IteratorBase> input_;  // guarded by input_mu_
-
-    std::mutex mu_;
-    std::condition_variable cv_;         // the consumer waits here
-    std::condition_variable worker_cv_;  // workers wait here for a free slot
+    // Guarded by mu_ (workers wait on worker_cv_ for a free slot).
     std::deque<std::shared_ptr<Result>> results_;  // in input order
     size_t done_ = 0;      // results_ that are done
     size_t reserved_ = 0;  // slots claimed by workers now reading the input
     bool input_ended_ = false;
-    bool cancelled_ = false;
-    bool consumer_waiting_ = false;
     size_t wake_at_ = 1;  // ready results the waiting consumer waits for
   };
 
@@ -290,14 +261,7 @@ class MapDatasetOp : public UnaryDatasetOpKernel {
   explicit MapDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
     OP_REQUIRES_OK(ctx, fn_.Read(ctx, "f"));
     parallel_ = ctx->def().op() == "ParallelMapDatasetV2";
-    if (parallel_) {
-      std::string det;
-      OP_REQUIRES_OK(ctx, ctx->GetAttr("deterministic", &det));
-      OP_REQUIRES(ctx, det == "true" || det == "false" || det == "default",
-                  errors::InvalidArgument("deterministic must be 'true', 'false' or "
-                                          "'default', got '", det, "'"));
-      deterministic_ = det != "false";
-    }
+    if (parallel_) OP_REQUIRES_OK(ctx, ReadDeterministicAttr(ctx, &deterministic_));
   }
 
  protected:

@@ -212,6 +212,25 @@ REGISTER_OP("InterleaveDataset")
     .Doc("f(element...) returns a dataset per input element; cycle_length of them are read "
          "round-robin, block_length elements at a time.");
 
+REGISTER_OP("ParallelInterleaveDatasetV4")
+    .Input("input_dataset: variant")
+    .Input("other_arguments: Targuments")
+    .Input("cycle_length: int64")
+    .Input("block_length: int64")
+    .Input("buffer_output_elements: int64")
+    .Input("prefetch_input_elements: int64")
+    .Input("num_parallel_calls: int64")
+    .Output("handle: variant")
+    .Attr("f: func")
+    .Attr("deterministic: string = 'default'")
+    .Attr("Targuments: list(type) >= 0")
+    .TX_DATASET_TRANSFORM_ATTRS
+    .SetShapeFn(ScalarShape)
+    .Doc("InterleaveDataset read ahead by num_parallel_calls threads (<= cycle_length; -1 = "
+         "cycle_length): buffer_output_elements (> 0, -1 = 2 * block_length) per open element, "
+         "prefetch_input_elements (>= 0, -1 = cycle_length) input elements opened ahead; "
+         "deterministic 'true'/'default' gives InterleaveDataset's order.");
+
 #undef TX_DATASET_TRANSFORM_ATTRS
 
 // ---------------------------------------------------------------- iterators
