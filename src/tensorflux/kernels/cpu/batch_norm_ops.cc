@@ -22,19 +22,10 @@
 
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/kernels/cpu/dnnl_util.h"
+#include "tensorflux/kernels/shared/batch_norm_kernel.h"
 
 namespace tensorflux {
 namespace {
-
-// x viewed as [outer, C, inner]: NHWC is [N*H*W, C, 1], NCHW is [N, C, H*W].
-struct BnLayout {
-  int64_t n = 0, h = 0, w = 0, c = 0;
-  bool nhwc = true;
-  int64_t outer() const { return nhwc ? n * h * w : n; }
-  int64_t inner() const { return nhwc ? 1 : h * w; }
-  int64_t count() const { return n * h * w; }  // elements per channel
-  int64_t size() const { return n * h * w * c; }
-};
 
 template <typename T>
 inline double ToAcc(T v) {
@@ -242,60 +233,13 @@ constexpr bool kUseDnnl =
     false;
 #endif
 
-// Attrs and the checks shared by the forward and backward kernels.
-class BatchNormBase : public OpKernel {
- public:
-  explicit BatchNormBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string format;
-    ctx->SetStatus(ctx->GetAttr("epsilon", &epsilon_));
-    ctx->SetStatus(ctx->GetAttr("is_training", &is_training_));
-    ctx->SetStatus(ctx->GetAttr("data_format", &format));
-    if (ctx->HasAttr("exponential_avg_factor")) {
-      ctx->SetStatus(ctx->GetAttr("exponential_avg_factor", &factor_));
-    }
-    if (ctx->status().ok() && format != "NHWC" && format != "NCHW") {
-      ctx->SetStatus(errors::InvalidArgument(type_string(), ": data_format must be NHWC or NCHW "
-                                             "(4-D x), got ", format));
-    }
-    nhwc_ = format == "NHWC";
-    if (ctx->status().ok() && !(epsilon_ >= 0) ) {
-      ctx->SetStatus(errors::InvalidArgument(type_string(), ": epsilon must be >= 0, got ", epsilon_));
-    }
-  }
-
- protected:
-  Status Layout(const Tensor& x, BnLayout* l) const {
-    if (x.dims() != 4) {
-      return errors::InvalidArgument(type_string(), ": x must be 4-dimensional, got shape ",
-                                     x.shape().DebugString());
-    }
-    l->nhwc = nhwc_;
-    l->n = x.dim_size(0);
-    l->h = x.dim_size(nhwc_ ? 1 : 2);
-    l->w = x.dim_size(nhwc_ ? 2 : 3);
-    l->c = x.dim_size(nhwc_ ? 3 : 1);
-    return OkStatus();
-  }
-  Status CheckVector(const Tensor& t, const char* name, int64_t channels) const {
-    if (t.dims() != 1 || t.dim_size(0) != channels) {
-      return errors::InvalidArgument(type_string(), ": ", name, " must be a vector of ", channels,
-                                     " elements (the channels of x), got shape ",
-                                     t.shape().DebugString());
-    }
-    return OkStatus();
-  }
-  template <typename U>
-  static std::vector<double> Doubles(const Tensor& t) {
-    std::vector<double> v(static_cast<size_t>(t.NumElements()));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(t.data<U>()[i]);
-    return v;
-  }
-
-  float epsilon_ = 1e-4f;
-  float factor_ = 1.0f;
-  bool is_training_ = true;
-  bool nhwc_ = true;
-};
+// The inputs as doubles (scale, offset, statistics: C-element vectors).
+template <typename U>
+std::vector<double> Doubles(const Tensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.NumElements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(t.data<U>()[i]);
+  return v;
+}
 
 template <typename T, typename U>
 class FusedBatchNormOp : public BatchNormBase {
@@ -305,15 +249,8 @@ class FusedBatchNormOp : public BatchNormBase {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     BnLayout l;
-    OP_REQUIRES_OK(ctx, Layout(x, &l));
+    OP_REQUIRES_OK(ctx, CheckForwardInputs(ctx, &l));
     const int64_t C = l.c;
-    OP_REQUIRES_OK(ctx, CheckVector(ctx->input(1), "scale", C));
-    OP_REQUIRES_OK(ctx, CheckVector(ctx->input(2), "offset", C));
-    const bool use_inputs = !is_training_ || factor_ != 1.0f;
-    if (use_inputs) {
-      OP_REQUIRES_OK(ctx, CheckVector(ctx->input(3), "mean", C));
-      OP_REQUIRES_OK(ctx, CheckVector(ctx->input(4), "variance", C));
-    }
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0}, 0, x.shape(), &y));
     Tensor* stats[4];
@@ -402,15 +339,8 @@ class FusedBatchNormGradOp : public BatchNormBase {
     const Tensor& dy = ctx->input(0);
     const Tensor& x = ctx->input(1);
     BnLayout l;
-    OP_REQUIRES_OK(ctx, Layout(x, &l));
-    OP_REQUIRES(ctx, dy.shape() == x.shape(),
-                errors::InvalidArgument("FusedBatchNormGradV3: y_backprop has shape ",
-                                        dy.shape().DebugString(), " but x has shape ",
-                                        x.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckGradInputs(ctx, &l));
     const int64_t C = l.c;
-    OP_REQUIRES_OK(ctx, CheckVector(ctx->input(2), "scale", C));
-    OP_REQUIRES_OK(ctx, CheckVector(ctx->input(3), "reserve_space_1", C));
-    OP_REQUIRES_OK(ctx, CheckVector(ctx->input(4), "reserve_space_2", C));
     Tensor *dx = nullptr, *dscale = nullptr, *doffset = nullptr, *r4 = nullptr, *r5 = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({C}), &dscale));

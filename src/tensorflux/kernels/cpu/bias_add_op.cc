@@ -64,26 +64,7 @@ T AddValues(T a, T b) {
   }
 }
 
-struct Layout {
-  int64_t outer = 1, channels = 1, inner = 1;
-};
-
-// Validates the rank and returns the [outer, C, inner] view of `shape`.
-Status GetLayout(const OpKernel& k, const TensorShape& shape, bool nchw, Layout* l) {
-  if (shape.dims() < 2) {
-    return KernelError(k, "input tensor must be at least 2-D, got shape ", shape.DebugString());
-  }
-  const int c = nchw ? 1 : shape.dims() - 1;
-  l->channels = shape.dim_size(c);
-  if (shape.num_elements() == 0) {
-    // Nothing to read; the products of the other dims could overflow ([2^40, 2^40, 0, C]).
-    l->outer = l->inner = 0;
-    return OkStatus();
-  }
-  for (int d = 0; d < c; ++d) l->outer *= shape.dim_size(d);
-  for (int d = c + 1; d < shape.dims(); ++d) l->inner *= shape.dim_size(d);
-  return OkStatus();
-}
+using Layout = nn_kernels::BiasLayout;
 
 template <typename T>
 void AddBias(const T* x, const T* bias, T* out, const Layout& l, ThreadPool* pool) {
@@ -121,16 +102,7 @@ class BiasAddOp : public OpKernel {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
     Layout l;
-    OP_REQUIRES_OK(ctx, GetLayout(*this, value.shape(), nchw_, &l));
-    OP_REQUIRES(ctx, bias.dims() == 1,
-                KernelError(*this, "bias must be 1-D, got shape ", bias.shape().DebugString()));
-    OP_REQUIRES(ctx, bias.dim_size(0) == l.channels,
-                KernelError(*this, "must provide as many biases as the channel dimension (",
-                            nchw_ ? "dim 1, NCHW" : "last dim, NHWC",
-                            ") of the input: bias shape ", bias.shape().DebugString(),
-                            ", value shape ", value.shape().DebugString()));
-    OP_REQUIRES(ctx, value.dtype() == bias.dtype(),
-                KernelError(*this, "value and bias dtypes differ"));
+    OP_REQUIRES_OK(ctx, nn_kernels::CheckBiasAdd(*this, value, bias, nchw_, &l));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0}, 0, value.shape(), &out));
     if (value.NumElements() == 0) return;
@@ -206,7 +178,7 @@ class BiasAddGradOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& g = ctx->input(0);
     Layout l;
-    OP_REQUIRES_OK(ctx, GetLayout(*this, g.shape(), nchw_, &l));
+    OP_REQUIRES_OK(ctx, nn_kernels::BiasLayoutOf(*this, g.shape(), nchw_, &l));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({l.channels}), &out));
     if (l.channels == 0) return;

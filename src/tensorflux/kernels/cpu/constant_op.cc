@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/shared/const_value.h"
 
 namespace tensorflux {
 namespace {
@@ -16,17 +17,7 @@ class ConstOp : public OpKernel {
  public:
   explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     set_expensive(false);
-    Status s = ctx->GetAttr("value", &tensor_);
-    if (!s.ok()) {
-      ctx->SetStatus(errors::InvalidArgument("Const node '", name(), "' has a bad value: ",
-                                             s.message()));
-      return;
-    }
-    if (tensor_.dtype() != ctx->output_types()[0]) {
-      ctx->SetStatus(errors::InvalidArgument(
-          "Type mismatch between value (", DataTypeString(tensor_.dtype()), ") and dtype (",
-          DataTypeString(ctx->output_types()[0]), ") of Const node '", name(), "'"));
-    }
+    ctx->SetStatus(ReadConstValue(ctx, &tensor_));
   }
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, tensor_); }
 

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "tensorflux/core/status.h"
+#include "tensorflux/kernels/shared/conv_shapes.h"
 #include "tensorflux/ops/conv_geometry.h"
 
 namespace tensorflux {
@@ -24,7 +25,7 @@ class OpKernelContext;
 
 namespace conv {
 
-enum class Direction { kForward, kBackwardInput, kBackwardFilter };
+// Direction: kernels/shared/conv_shapes.h.
 
 // output = conv(input, filter)  /  input = conv_backprop_input(filter, output)  /
 // filter = conv_backprop_filter(input, output): the one of the three that `dir` computes is

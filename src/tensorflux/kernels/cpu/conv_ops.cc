@@ -1,6 +1,7 @@
 // CPU kernels of the Conv2D family (ops/conv_ops.cc): Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, DepthwiseConv2dNative(+BackpropInput/Filter). One kernel template,
-// ConvOp<T, direction, depthwise>, validates (ops/conv_geometry.h) and dispatches to the float32
+// ConvOp<T, direction, depthwise>, validates (ops/conv_geometry.h, read by role in
+// kernels/shared/conv_shapes.h, shared with the GPU kernels) and dispatches to the float32
 // oneDNN path (half and bfloat16 widened to float32 around it) or the float64 direct loops
 // (kernels/cpu/conv_impl.h). Data formats NHWC and NCHW
 // are both supported; grouped Conv2D (input depth a multiple of the filter's in depth) too.
@@ -13,7 +14,6 @@
 
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/kernels/cpu/conv_impl.h"
-#include "tensorflux/ops/array_shape_util.h"
 #include "tensorflux/ops/conv_geometry.h"
 
 namespace tensorflux {
@@ -37,46 +37,13 @@ class ConvOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    // Inputs by role: forward (input, filter); backprop input (input_sizes, filter, out_backprop);
-    // backprop filter (input, filter_sizes, out_backprop).
-    TensorShape input_shape, filter_shape;
-    const Tensor* input = nullptr;
-    const Tensor* filter = nullptr;
-    const Tensor* out_backprop = nullptr;
-    if (kDir == Direction::kForward) {
-      input = &ctx->input(0);
-      filter = &ctx->input(1);
-      input_shape = input->shape();
-      filter_shape = filter->shape();
-    } else if (kDir == Direction::kBackwardInput) {
-      filter = &ctx->input(1);
-      out_backprop = &ctx->input(2);
-      filter_shape = filter->shape();
-      std::vector<int64_t> sizes;
-      OP_REQUIRES_OK(ctx, ReadSizes(ctx->input(0), "input_sizes", &sizes));
-      const int64_t depth = filter_shape.dims() == 4 ? filter_shape.dim_size(2) : 0;
-      auto s = conv::InputSizesToShape(attrs_, sizes, out_backprop->shape(), depth);
-      OP_REQUIRES_OK(ctx, s.status());
-      input_shape = *s;
-    } else {
-      input = &ctx->input(0);
-      out_backprop = &ctx->input(2);
-      input_shape = input->shape();
-      std::vector<int64_t> sizes;
-      OP_REQUIRES_OK(ctx, ReadSizes(ctx->input(1), "filter_sizes", &sizes));
-      auto s = conv::SizesToShape(attrs_, sizes, "filter_sizes");
-      OP_REQUIRES_OK(ctx, s.status());
-      filter_shape = *s;
-    }
-    auto geometry = conv::ComputeConvGeometry(attrs_, input_shape, filter_shape, kDepthwise);
-    OP_REQUIRES_OK(ctx, geometry.status());
-    const ConvGeometry& g = *geometry;
-    if (out_backprop != nullptr) {
-      OP_REQUIRES_OK(ctx, conv::CheckOutBackpropShape(attrs_, g, out_backprop->shape()));
-    }
-    const TensorShape& result_shape = kDir == Direction::kForward         ? g.OutputShape()
-                                      : kDir == Direction::kBackwardInput ? input_shape
-                                                                          : filter_shape;
+    conv::ConvOperands ops;
+    OP_REQUIRES_OK(ctx, conv::ReadConvOperands(ctx, attrs_, kDir, kDepthwise, &ops));
+    const ConvGeometry& g = ops.g;
+    const Tensor* input = ops.input;
+    const Tensor* filter = ops.filter;
+    const Tensor* out_backprop = ops.out_backprop;
+    const TensorShape& result_shape = ops.result_shape;
     Tensor* result = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, result_shape, &result));
     if (result->NumElements() == 0) return;
@@ -128,14 +95,6 @@ class ConvOp : public OpKernel {
   // The operands are only read; the implementations take non-const pointers so that one
   // signature serves all three directions.
   static T* Mutable(const Tensor* t) { return const_cast<T*>(t->data<T>()); }
-
-  Status ReadSizes(const Tensor& t, const char* what, std::vector<int64_t>* out) const {
-    if (t.dims() != 1) {
-      return errors::InvalidArgument(attrs_.Prefix(), what, " must be 1-dimensional, got shape ",
-                                     t.shape().DebugString());
-    }
-    return array_util::IntValues(t, what, out);
-  }
 
   ConvAttrs attrs_;
   std::unique_ptr<conv::DnnlConvCache> dnnl_;

@@ -28,12 +28,7 @@ class AddNOp : public OpKernel {
     OP_REQUIRES(ctx, n >= 1, errors::InvalidArgument("AddN needs at least one input"));
     const TensorShape shape = ctx->input(0).shape();
     for (int i = 1; i < n; ++i) {
-      OP_REQUIRES(ctx, ctx->input(i).shape() == shape,
-                  errors::InvalidArgument("Inputs to operation ", name(), " of type ",
-                                          type_string(),
-                                          " must have the same size and shape.  Input 0: ",
-                                          shape.DebugString(), " != input ", i, ": ",
-                                          ctx->input(i).shape().DebugString()));
+      OP_REQUIRES_OK(ctx, CheckSameShape(*this, shape, i, ctx->input(i).shape()));
     }
     if (n == 1) {
       ctx->set_output(0, ctx->input(0));

@@ -47,24 +47,14 @@
 #include "tensorflux/core/types.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/kernels/cpu/cwise_half_convert.h"
+#include "tensorflux/kernels/shared/cwise_shape.h"
 
 namespace tensorflux {
 namespace cwise {
 
 // ---------------------------------------------------------------- broadcasting
 
-// The iteration space of z = f(x, y) after NumPy broadcasting and dim collapsing.
-struct BinaryBroadcast {
-  TensorShape out_shape;
-  // Collapsed dims, outermost first; never empty. Their product is out_shape.num_elements().
-  absl::InlinedVector<int64_t, 6> dims;
-  // Element strides of x and y along `dims`; 0 where that input is broadcast.
-  absl::InlinedVector<int64_t, 6> x_strides, y_strides;
-};
-
-// INVALID_ARGUMENT "Incompatible shapes: [2,3] vs. [4]" when a dim pair is neither equal nor has
-// a 1, or when the broadcast element count overflows int64.
-Status ComputeBinaryBroadcast(const TensorShape& x, const TensorShape& y, BinaryBroadcast* out);
+// BinaryBroadcast and ComputeBinaryBroadcast: kernels/shared/cwise_shape.h.
 
 // Calls run(z_offset, x_offset, y_offset, len) for each contiguous innermost run of output
 // elements in [begin, end), in order.
@@ -327,19 +317,9 @@ void UnaryRun(const F& f, const T* x, Out* y, int64_t n) {
 //                                         the scalar result for shapes that do not broadcast
 //                                         instead of an error (Equal/NotEqual with
 //                                         incompatible_shape_error=false)
-// INVALID_ARGUMENT unless every input holds T (a graph that skipped type validation must not
-// make a kernel reinterpret a float buffer as bool).
 template <typename T>
 Status CheckInputTypes(const OpKernel& k, OpKernelContext* ctx) {
-  for (int i = 0; i < ctx->num_inputs(); ++i) {
-    if (ctx->input(i).dtype() != DataTypeToEnum<T>::value) {
-      return errors::InvalidArgument(k.type_string(), " node '", k.name(), "': input ", i,
-                                     " has dtype ", DataTypeString(ctx->input(i).dtype()),
-                                     ", the kernel expects ",
-                                     DataTypeString(DataTypeToEnum<T>::value));
-    }
-  }
-  return OkStatus();
+  return CheckInputDtypes(k, ctx, DataTypeToEnum<T>::value);
 }
 
 template <typename F>
@@ -365,12 +345,7 @@ class BinaryOp : public OpKernel {
     // common ones, and the executor's per-node overhead budget is a fraction of a microsecond.
     const bool same = x.shape() == y.shape();
     if constexpr (kSameShapeOnly<F>) {
-      OP_REQUIRES(ctx, same,
-                  errors::InvalidArgument("Inputs to operation ", name(), " of type ",
-                                          type_string(),
-                                          " must have the same size and shape.  Input 0: ",
-                                          x.shape().DebugString(),
-                                          " != input 1: ", y.shape().DebugString()));
+      OP_REQUIRES_OK(ctx, CheckSameShape(*this, x.shape(), 1, y.shape()));
     }
     const bool x_scalar = !same && x.dims() == 0;
     const bool y_scalar = !same && !x_scalar && y.dims() == 0;

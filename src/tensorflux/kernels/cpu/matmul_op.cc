@@ -4,6 +4,7 @@
 //                  (the adjoint is the transpose for these real types); rank >= 2 each; the
 //                  batch dims (all but the last two) broadcast by NumPy rules.
 //
+// Shapes and the batch plan: kernels/shared/matmul_shape.h (shared with the GPU kernels).
 // Both kernels run one batched product (MatMul is a batch of one) over the shared GEMM of
 // gemm.h/gemm.cc: float32 through oneDNN's dnnl_sgemm (or OpenBLAS), chosen by measurement
 // (bench/matmul_bench.cc); float64 through cblas_dgemm; small products through single-threaded
@@ -19,41 +20,29 @@
 #include <type_traits>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/kernels/cpu/gemm.h"
+#include "tensorflux/kernels/shared/matmul_shape.h"
 
 namespace tensorflux {
 namespace {
 
 using gemm::GemmDims;
 
-// Which x and y matrices each output matrix of a broadcast batch multiplies.
-struct BatchPlan {
+GemmDims DimsOf(const MatMulPlan& p) {
   GemmDims d;
-  int64_t batch = 1;  // output matrices
-  // Output batch dims and, per dim, the stride (in matrices) of x and y (0 when broadcast).
-  std::vector<int64_t> dims, x_stride, y_stride;
-  bool Broadcasts() const {
-    return std::any_of(x_stride.begin(), x_stride.end(), [](int64_t s) { return s == 0; }) ||
-           std::any_of(y_stride.begin(), y_stride.end(), [](int64_t s) { return s == 0; });
-  }
-  // The x and y matrix indices of output matrix b.
-  void Operands(int64_t b, int64_t* xi, int64_t* yi) const {
-    *xi = *yi = 0;
-    for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
-      const int64_t idx = b % dims[i];
-      b /= dims[i];
-      *xi += idx * x_stride[i];
-      *yi += idx * y_stride[i];
-    }
-  }
-};
+  d.m = p.m;
+  d.n = p.n;
+  d.k = p.k;
+  d.ta = p.ta;
+  d.tb = p.tb;
+  return d;
+}
 
 template <typename T>
-void RunBatch(const BatchPlan& p, const T* x, const T* y, T* out, ThreadPool* pool) {
-  const GemmDims& d = p.d;
+void RunBatch(const MatMulPlan& p, const T* x, const T* y, T* out, ThreadPool* pool) {
+  const GemmDims d = DimsOf(p);
   const int64_t xs = d.m * d.k, ys = d.k * d.n, os = d.m * d.n;
   auto one = [&](int64_t b, bool single_threaded) {
     int64_t xi = b, yi = b;
@@ -81,10 +70,10 @@ void Widen(const T* in, int64_t n, float* out) {
 
 // out = the batched product of x and y (shapes already validated, out allocated, non-empty).
 template <typename T>
-Status ComputeProduct(OpKernelContext* ctx, const BatchPlan& p, const Tensor& x, const Tensor& y,
+Status ComputeProduct(OpKernelContext* ctx, const MatMulPlan& p, const Tensor& x, const Tensor& y,
                       Tensor* out) {
   T* c = out->data<T>();
-  if (p.d.k == 0) {  // an empty sum: zeros
+  if (p.k == 0) {  // an empty sum: zeros
     std::fill_n(c, out->NumElements(), T());
     return OkStatus();
   }
@@ -116,26 +105,10 @@ class MatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, a.dims() == 2,
-                errors::InvalidArgument("In[0] is not a matrix. Instead it has shape ",
-                                        a.shape().DebugString()));
-    OP_REQUIRES(ctx, b.dims() == 2,
-                errors::InvalidArgument("In[1] is not a matrix. Instead it has shape ",
-                                        b.shape().DebugString()));
-    BatchPlan p;
-    GemmDims& d = p.d;
-    d.ta = transpose_a_;
-    d.tb = transpose_b_;
-    d.m = a.dim_size(d.ta ? 1 : 0);
-    d.k = a.dim_size(d.ta ? 0 : 1);
-    d.n = b.dim_size(d.tb ? 0 : 1);
-    const int64_t kb = b.dim_size(d.tb ? 1 : 0);
-    OP_REQUIRES(ctx, d.k == kb,
-                errors::InvalidArgument("Matrix size-incompatible: In[0]: ",
-                                        a.shape().DebugString(), ", In[1]: ",
-                                        b.shape().DebugString()));
+    MatMulPlan p;
+    OP_REQUIRES_OK(ctx, MatMulShape(a.shape(), b.shape(), transpose_a_, transpose_b_, &p));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({d.m, d.n}), &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, p.out_shape, &out));
     if (out->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, ComputeProduct<T>(ctx, p, a, b, out));
   }
@@ -156,63 +129,12 @@ class BatchMatMulV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    const std::string where = absl::StrCat(" (BatchMatMulV2 node '", name(), "')");
-    OP_REQUIRES(ctx, x.dims() >= 2,
-                errors::InvalidArgument("In[0] ndims must be >= 2: ", x.dims(), where));
-    OP_REQUIRES(ctx, y.dims() >= 2,
-                errors::InvalidArgument("In[1] ndims must be >= 2: ", y.dims(), where));
-    BatchPlan p;
-    GemmDims& d = p.d;
-    d.ta = adj_x_;
-    d.tb = adj_y_;
-    const int rx = x.dims(), ry = y.dims();
-    d.m = x.dim_size(rx - (d.ta ? 1 : 2));
-    d.k = x.dim_size(rx - (d.ta ? 2 : 1));
-    d.n = y.dim_size(ry - (d.tb ? 2 : 1));
-    OP_REQUIRES(ctx, d.k == y.dim_size(ry - (d.tb ? 1 : 2)),
-                errors::InvalidArgument("Matrix size-incompatible: In[0]: ",
-                                        x.shape().DebugString(), ", In[1]: ",
-                                        y.shape().DebugString(), where));
-    // Broadcast batch dims, right-aligned; strides in matrices. The running products wrap
-    // (unsigned) rather than overflow when x or y is empty; they are only used when the output
-    // is not, and then they are at most its batch size.
-    const int bx = rx - 2, by = ry - 2, rank = std::max(bx, by);
-    p.dims.assign(rank, 1);
-    p.x_stride.assign(rank, 0);
-    p.y_stride.assign(rank, 0);
-    uint64_t sx = 1, sy = 1;
-    for (int i = rank - 1; i >= 0; --i) {
-      const int ix = i - (rank - bx), iy = i - (rank - by);
-      const int64_t dx = ix >= 0 ? x.dim_size(ix) : 1;
-      const int64_t dy = iy >= 0 ? y.dim_size(iy) : 1;
-      OP_REQUIRES(ctx, dx == dy || dx == 1 || dy == 1,
-                  errors::InvalidArgument(
-                      "In[0] and In[1] must have compatible batch dimensions: ",
-                      x.shape().DebugString(), " vs. ", y.shape().DebugString(), where));
-      p.dims[i] = dx == 1 ? dy : dx;
-      p.x_stride[i] = dx == 1 ? 0 : static_cast<int64_t>(sx);
-      p.y_stride[i] = dy == 1 ? 0 : static_cast<int64_t>(sy);
-      sx *= static_cast<uint64_t>(dx);
-      sy *= static_cast<uint64_t>(dy);
-    }
-    std::vector<int64_t> out_dims = p.dims;
-    out_dims.push_back(d.m);
-    out_dims.push_back(d.n);
-    auto out_shape = TensorShape::Make(out_dims);
-    OP_REQUIRES(ctx, out_shape.ok(),
-                errors::InvalidArgument(out_shape.status().message(), where));
+    MatMulPlan p;
+    OP_REQUIRES_OK(ctx, BatchMatMulShape(*this, x.shape(), y.shape(), adj_x_, adj_y_, &p));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, p.out_shape, &out));
     if (out->NumElements() == 0) return;
-    p.batch = out->NumElements() / (d.m * d.n);
-    if (sy == 1 && sx == static_cast<uint64_t>(p.batch) && !d.ta) {
-      // One y for every x, x not transposed: x's rows stack into one [B*M, K] matrix.
-      d.m *= p.batch;
-      p.batch = 1;
-      p.dims.clear();
-      p.x_stride.clear();
-      p.y_stride.clear();
-    }
+    if (p.CanFoldBatchIntoRows()) p.FoldBatchIntoRows();
     OP_REQUIRES_OK(ctx, ComputeProduct<T>(ctx, p, x, y, out));
   }
 

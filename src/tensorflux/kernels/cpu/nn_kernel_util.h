@@ -13,19 +13,11 @@
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/types.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/shared/nn_shape.h"
 
 namespace tensorflux::nn_kernels {
 
-// "BiasAdd node 'name'", for error messages.
-inline std::string NodeLabel(const OpKernel& k) {
-  return absl::StrCat(k.type_string(), " node '", k.name(), "'");
-}
-
-// INVALID_ARGUMENT "<Op> node '<name>': <message...>".
-template <typename... Args>
-Status KernelError(const OpKernel& k, const Args&... args) {
-  return errors::InvalidArgument(NodeLabel(k), ": ", args...);
-}
+// NodeLabel, KernelError, ReadDataFormat and the shape checks: kernels/shared/nn_shape.h.
 
 // Arithmetic type: float for half and bfloat16, else the type itself.
 template <typename T>
@@ -74,19 +66,6 @@ Status VisitFloatType(const OpKernel& k, DataType dt, Fn&& fn) {
     default:
       return KernelError(k, "dtype ", DataTypeString(dt), " is not supported");
   }
-}
-
-// Reads the data_format attr: "NHWC" (channels last) or "NCHW" (channels at dim 1).
-inline Status ReadDataFormat(OpKernelConstruction* ctx, bool* nchw) {
-  std::string data_format = "NHWC";
-  if (ctx->HasAttr("data_format")) TX_RETURN_IF_ERROR(ctx->GetAttr("data_format", &data_format));
-  if (data_format != "NHWC" && data_format != "NCHW") {
-    return errors::InvalidArgument(ctx->def().op(), " node '", ctx->def().name(),
-                                   "': invalid data_format '", data_format,
-                                   "' (NHWC or NCHW)");
-  }
-  *nchw = data_format == "NCHW";
-  return OkStatus();
 }
 
 }  // namespace tensorflux::nn_kernels

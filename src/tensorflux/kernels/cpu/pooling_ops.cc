@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/kernels/cpu/dnnl_util.h"
+#include "tensorflux/kernels/shared/pool_kernel.h"
 #include "tensorflux/ops/pool_window.h"
 
 namespace tensorflux {
@@ -280,49 +281,6 @@ void RunBackward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, const
   PoolLoops<T>::Backward(ctx, w, kind, in, grad, in_grad);
 }
 
-// Reads and validates the pooling attrs once, when the kernel is built.
-class PoolKernelBase : public OpKernel {
- public:
-  explicit PoolKernelBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("ksize", &attrs_.ksize));
-    ctx->SetStatus(ctx->GetAttr("strides", &attrs_.strides));
-    ctx->SetStatus(ctx->GetAttr("padding", &attrs_.padding));
-    ctx->SetStatus(ctx->GetAttr("data_format", &attrs_.data_format));
-    if (ctx->HasAttr("explicit_paddings")) {
-      ctx->SetStatus(ctx->GetAttr("explicit_paddings", &attrs_.explicit_paddings));
-    }
-    if (ctx->status().ok()) ctx->SetStatus(ValidatePoolAttrs(type_string(), attrs_));
-  }
-
- protected:
-  // The window for an input of `shape`, or an error for a bad rank or a window that does not fit.
-  Status Window(const TensorShape& shape, PoolWindow* w) const {
-    if (shape.dims() != 4) {
-      return errors::InvalidArgument(type_string(), ": input must be 4-dimensional (NHWC), got ",
-                                     shape.DebugString());
-    }
-    std::vector<int64_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
-    return ComputePoolWindow(type_string(), attrs_, dims, w);
-  }
-  // The window of orig_input (input 0), checking that orig_output (input 1) has the pooled
-  // shape: the shared first step of MaxPoolGrad and MaxPoolGradGrad. INVALID_ARGUMENT otherwise.
-  Status OrigWindow(OpKernelContext* ctx, PoolWindow* w, TensorShape* pooled) const {
-    TX_RETURN_IF_ERROR(Window(ctx->input(0).shape(), w));
-    *pooled = PooledShape(*w);
-    if (ctx->input(1).shape() != *pooled) {
-      return errors::InvalidArgument(type_string(), ": orig_output has shape ",
-                                     ctx->input(1).shape().DebugString(),
-                                     ", expected the pooled shape ", pooled->DebugString());
-    }
-    return OkStatus();
-  }
-  static TensorShape PooledShape(const PoolWindow& w) {
-    return TensorShape({w.batch, w.out_rows, w.out_cols, w.depth});
-  }
-
-  PoolAttrs attrs_;
-};
-
 template <typename T, PoolKind kKind>
 class PoolOp : public PoolKernelBase {
  public:
@@ -346,11 +304,7 @@ class MaxPoolGradOp : public PoolKernelBase {
     const Tensor& in = ctx->input(0);
     const Tensor& grad = ctx->input(2);
     PoolWindow w;
-    TensorShape pooled;
-    OP_REQUIRES_OK(ctx, OrigWindow(ctx, &w, &pooled));
-    OP_REQUIRES(ctx, grad.shape() == pooled,
-                errors::InvalidArgument("MaxPoolGrad: grad has shape ", grad.shape().DebugString(),
-                                        ", expected the pooled shape ", pooled.DebugString()));
+    OP_REQUIRES_OK(ctx, MaxPoolGradWindow(ctx, &w));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     if (out->NumElements() == 0) return;
@@ -367,28 +321,12 @@ class AvgPoolGradOp : public PoolKernelBase {
  public:
   using PoolKernelBase::PoolKernelBase;
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& shape_t = ctx->input(0);
     const Tensor& grad = ctx->input(1);
-    OP_REQUIRES(ctx, shape_t.dims() == 1 && shape_t.NumElements() == 4,
-                errors::InvalidArgument("AvgPoolGrad: orig_input_shape must be a vector of 4 "
-                                        "elements, got shape ", shape_t.shape().DebugString()));
-    std::vector<int64_t> dims(4);
-    for (int i = 0; i < 4; ++i) {
-      dims[i] = shape_t.data<int32_t>()[i];
-      OP_REQUIRES(ctx, dims[i] >= 0,
-                  errors::InvalidArgument("AvgPoolGrad: orig_input_shape has a negative "
-                                          "dimension: ", dims[i]));
-    }
-    auto in_shape = TensorShape::Make(dims);
-    OP_REQUIRES_OK(ctx, in_shape.status());
+    TensorShape in_shape;
     PoolWindow w;
-    OP_REQUIRES_OK(ctx, Window(*in_shape, &w));
-    const TensorShape pooled = PooledShape(w);
-    OP_REQUIRES(ctx, grad.shape() == pooled,
-                errors::InvalidArgument("AvgPoolGrad: grad has shape ", grad.shape().DebugString(),
-                                        ", expected the pooled shape ", pooled.DebugString()));
+    OP_REQUIRES_OK(ctx, AvgPoolGradWindow(ctx, &in_shape, &w));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *in_shape, &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in_shape, &out));
     if (out->NumElements() == 0) return;
     if (w.OutputSize() == 0) {
       std::fill_n(out->data<T>(), out->NumElements(), T());

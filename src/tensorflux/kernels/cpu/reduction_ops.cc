@@ -1,6 +1,7 @@
 // CPU kernels of the reduction family: Sum, Mean, Prod, Max, Min, All, Any (one templated path
 // over a Reducer) and ArgMax, ArgMin (one templated path over a comparison).
 //
+// Axes and grouping: kernels/shared/reduction_shape.h (shared with the GPU kernels).
 // Reductions: the input's dims are grouped into runs of adjacent kept or adjacent reduced dims
 // (size-1 dims dropped), so any axes set becomes an alternating list of groups. The input is
 // read once in memory order; an odometer over the outer groups tracks the output offset and the
@@ -20,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/shared/reduction_shape.h"
 
 namespace tensorflux {
 namespace {
@@ -133,26 +135,6 @@ std::string NodeLabel(OpKernelContext* ctx) {
   return absl::StrCat(ctx->op_kernel().type_string(), " node '", ctx->op_kernel().name(), "'");
 }
 
-// Reads the axes input (scalar or 1-D int32/int64) into per-dim flags.
-Status ReadReductionAxes(OpKernelContext* ctx, const Tensor& axes, int rank,
-                         std::vector<bool>* reduce) {
-  if (axes.dims() > 1) {
-    return errors::InvalidArgument("reduction_indices must be a scalar or 1-D, not ",
-                                   axes.shape().DebugString(), " (", NodeLabel(ctx), ")");
-  }
-  reduce->assign(rank, false);
-  for (int64_t i = 0; i < axes.NumElements(); ++i) {
-    const int64_t a =
-        axes.dtype() == DT_INT32 ? int64_t{axes.data<int32_t>()[i]} : axes.data<int64_t>()[i];
-    if (a < -rank || a >= rank) {
-      return errors::InvalidArgument("Invalid reduction dimension ", a, " for input with ", rank,
-                                     " dimensions (", NodeLabel(ctx), ")");
-    }
-    (*reduce)[a < 0 ? a + rank : a] = true;
-  }
-  return OkStatus();
-}
-
 // Accumulates indices [first, last) of group 0 into acc (output offsets are disjoint between
 // disjoint ranges when group 0 is kept, so ranges can run in parallel).
 template <typename Reducer, typename T, typename A>
@@ -243,47 +225,15 @@ class ReductionOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    const int rank = input.dims();
-    std::vector<bool> reduce;
-    OP_REQUIRES_OK(ctx, ReadReductionAxes(ctx, ctx->input(1), rank, &reduce));
-
-    std::vector<int64_t> out_dims;
-    std::vector<int64_t> sizes;  // grouped dims, size-1 dims dropped
-    std::vector<bool> reduced;
-    for (int d = 0; d < rank; ++d) {
-      const int64_t n = input.dim_size(d);
-      if (!reduce[d]) {
-        out_dims.push_back(n);
-      } else if (keep_dims_) {
-        out_dims.push_back(1);
-      }
-      if (n == 1) continue;
-      if (!sizes.empty() && reduced.back() == reduce[d]) {
-        sizes.back() *= n;
-      } else {
-        sizes.push_back(n);
-        reduced.push_back(reduce[d]);
-      }
-    }
-    auto out_shape = TensorShape::Make(out_dims);
-    OP_REQUIRES_OK(ctx, out_shape.status());
+    ReductionShape r;
+    OP_REQUIRES_OK(ctx, ComputeReductionShape(*this, input.shape(), ctx->input(1), keep_dims_, &r));
+    if (SetIdentityReduction(ctx, input, r)) return;
+    const std::vector<int64_t>& sizes = r.sizes;
+    const std::vector<bool>& reduced = r.reduced;
     const int64_t in_n = input.NumElements();
-    bool any_reduced = false;
-    for (bool r : reduced) any_reduced |= r;
-    if (!any_reduced && in_n > 0) {
-      // Only size-1 dims (or none) are reduced: the values are unchanged.
-      Tensor out;
-      out.CopyFrom(input, *out_shape);
-      ctx->set_output(0, std::move(out));
-      return;
-    }
-    if (sizes.empty()) {
-      sizes.push_back(1);
-      reduced.push_back(false);
-    }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
-    const int64_t out_n = out_shape->num_elements();
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, r.out_shape, &out));
+    const int64_t out_n = r.out_shape.num_elements();
     OP_REQUIRES_OK(ctx, VisitPodType(input.dtype(), type_string(), [&](auto tag) -> Status {
                      using T = typename decltype(tag)::type;
                      if constexpr (Reducer::template kSupports<T>) {

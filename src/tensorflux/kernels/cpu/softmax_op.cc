@@ -61,9 +61,7 @@ class SoftmaxOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
-    OP_REQUIRES(ctx, logits.dims() >= 1,
-                KernelError(*this, "logits must have >= 1 dimension, got shape ",
-                            logits.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, nn_kernels::CheckLogits(*this, logits.shape()));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0}, 0, logits.shape(), &out));
     const int64_t n = logits.dim_size(logits.dims() - 1);

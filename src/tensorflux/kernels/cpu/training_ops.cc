@@ -3,7 +3,8 @@
 // serves both the reference (Apply*) and the resource (ResourceApply*) form: it resolves the
 // variable inputs to Vars (framework/resource_var.h), locks them in address order, checks
 // that they are initialized (FAILED_PRECONDITION) and that slots, gradient and scalars have the
-// right shapes (INVALID_ARGUMENT naming the input), makes their buffers private
+// right shapes (INVALID_ARGUMENT naming the input) -- kernels/shared/apply_vars.h, shared with
+// the GPU kernels --, makes their buffers private
 // (copy-on-write, so held reads stay snapshots) and runs the functor over the elements
 // (vectorized, sharded over the intra-op thread pool when large). T: half, bfloat16 (computed
 // in float, stored rounded to T, as TF), float, double.
@@ -33,6 +34,7 @@
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/framework/resource_var.h"
+#include "tensorflux/kernels/shared/apply_vars.h"
 
 namespace tensorflux {
 namespace {
@@ -148,21 +150,10 @@ class ApplyOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    std::array<std::shared_ptr<Var>, F::kVars> vars;
-    for (int k = 0; k < F::kVars; ++k) {
-      auto var = LookupVarFromInput(ctx, k, DataTypeToEnum<T>::value);
-      OP_REQUIRES_OK(ctx, var.status());
-      vars[k] = *std::move(var);
-    }
-    // Lock each distinct Var once, in address order (two kernels never deadlock).
-    std::vector<Var*> order;
-    for (auto& v : vars) order.push_back(v.get());
-    std::sort(order.begin(), order.end());
-    order.erase(std::unique(order.begin(), order.end()), order.end());
-    std::vector<std::unique_lock<std::shared_mutex>> locks;
-    for (Var* v : order) locks.emplace_back(*v->mu());
-    OP_REQUIRES_OK(ctx, Validate(ctx, vars));
-    for (Var* v : order) OP_REQUIRES_OK(ctx, v->CopyOnWrite());
+    ApplyVars vars;
+    OP_REQUIRES_OK(ctx, vars.Acquire(ctx, names_, F::kVars, F::kOthers, F::kGrad,
+                                     DataTypeToEnum<T>::value));
+    for (Var* v : vars.distinct()) OP_REQUIRES_OK(ctx, v->CopyOnWrite());
 
     using C = ComputeType<T>;
     std::array<C, F::kOthers> scalars{};
@@ -171,9 +162,9 @@ class ApplyOp : public OpKernel {
       scalars[j++] = static_cast<C>(ctx->input(F::kVars + k).template scalar<T>());
     }
     std::array<T*, F::kVars> data;
-    for (int k = 0; k < F::kVars; ++k) data[k] = vars[k]->tensor()->template data<T>();
+    for (int k = 0; k < F::kVars; ++k) data[k] = vars.tensor(k)->template data<T>();
     const T* grad = ctx->input(F::kGrad).template data<T>();
-    const int64_t n = vars[0]->tensor()->NumElements();
+    const int64_t n = vars.tensor(0)->NumElements();
     const Options opt = opt_;
     auto run = [opt, scalars, data, grad](int64_t begin, int64_t end) {
       // Local copies: the compiler sees that the stores into the variables cannot change the
@@ -201,32 +192,6 @@ class ApplyOp : public OpKernel {
   }
 
  private:
-  // The Vars' locks held.
-  Status Validate(OpKernelContext* ctx, const std::array<std::shared_ptr<Var>, F::kVars>& vars) {
-    for (const auto& v : vars) TX_RETURN_IF_ERROR(CheckInitialized(*v));
-    const TensorShape& shape = vars[0]->tensor()->shape();
-    for (int k = 1; k < F::kVars; ++k) {
-      if (vars[k]->tensor()->shape() != shape) {
-        return errors::InvalidArgument(names_[0], " and ", names_[k], " do not have the same shape",
-                                       shape.DebugString(), " ",
-                                       vars[k]->tensor()->shape().DebugString());
-      }
-    }
-    for (int i = F::kVars; i < F::kVars + F::kOthers; ++i) {
-      const TensorShape& s = ctx->input(i).shape();
-      if (i == F::kGrad) {
-        if (s != shape) {
-          return errors::InvalidArgument(names_[0], " and ", names_[i],
-                                         " do not have the same shape", shape.DebugString(), " ",
-                                         s.DebugString());
-        }
-      } else if (s.dims() != 0) {
-        return errors::InvalidArgument(names_[i], " is not a scalar: ", s.DebugString());
-      }
-    }
-    return OkStatus();
-  }
-
   std::vector<std::string> names_;
   Options opt_;
 };

@@ -25,9 +25,7 @@ using nn_kernels::KernelError;
 using nn_kernels::ToAcc;
 
 // A [B, C] view of a broadcast operand: element (b, j) is at b * row_stride + j * col_stride.
-struct Strided {
-  int64_t row_stride = 0, col_stride = 0;
-};
+using Strided = nn_kernels::XentView;
 
 // Row b's loss and backprop. Labels(b, j) gives the target probability of class j in row b.
 template <typename T, typename Labels>
@@ -86,20 +84,8 @@ class SparseXentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& features = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    OP_REQUIRES(ctx, features.dims() == 2,
-                KernelError(*this, "logits (features) must be 2-D [batch, classes], got shape ",
-                            features.shape().DebugString()));
-    OP_REQUIRES(ctx, labels.dims() == 1,
-                KernelError(*this, "labels must be 1-D [batch], got shape ",
-                            labels.shape().DebugString()));
-    const int64_t batch = features.dim_size(0), classes = features.dim_size(1);
-    OP_REQUIRES(ctx, labels.dim_size(0) == batch,
-                KernelError(*this, "logits and labels must have the same first dimension, got "
-                            "logits shape ", features.shape().DebugString(),
-                            " and labels shape ", labels.shape().DebugString()));
-    OP_REQUIRES(ctx, labels.dtype() == DT_INT32 || labels.dtype() == DT_INT64,
-                KernelError(*this, "labels must be int32 or int64, got ",
-                            DataTypeString(labels.dtype())));
+    int64_t batch = 0, classes = 0;
+    OP_REQUIRES_OK(ctx, nn_kernels::CheckSparseXent(*this, features, labels, &batch, &classes));
     // Every label in [0, classes) (checked before any output is written).
     for (int64_t b = 0; b < batch; ++b) {
       const int64_t v = labels.dtype() == DT_INT32 ? int64_t{labels.data<int32_t>()[b]}
@@ -132,15 +118,6 @@ class SparseXentOp : public OpKernel {
   }
 };
 
-// The [B, C] view of an operand of rank <= 2 broadcast to [batch, classes].
-Strided BroadcastView(const TensorShape& s) {
-  Strided v;
-  const int r = s.dims();
-  if (r >= 1 && s.dim_size(r - 1) != 1) v.col_stride = 1;
-  if (r == 2 && s.dim_size(0) != 1) v.row_stride = s.dim_size(1);
-  return v;
-}
-
 class XentOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -148,30 +125,13 @@ class XentOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& features = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    const TensorShape& fs = features.shape();
-    const TensorShape& ls = labels.shape();
-    OP_REQUIRES(ctx, fs.dims() <= 2 && ls.dims() <= 2 && (fs.dims() == 2 || ls.dims() == 2),
-                KernelError(*this, "logits and labels must be either 2-dimensional, or "
-                            "broadcasted to be 2-dimensional, got shapes ", fs.DebugString(),
-                            " and ", ls.DebugString()));
-    // NumPy broadcasting of the two shapes, right-aligned to [batch, classes].
-    int64_t dims[2];
-    for (int d = 0; d < 2; ++d) {
-      const int fd = fs.dims() - 2 + d, ld = ls.dims() - 2 + d;
-      const int64_t a = fd >= 0 ? fs.dim_size(fd) : 1;
-      const int64_t b = ld >= 0 ? ls.dim_size(ld) : 1;
-      OP_REQUIRES(ctx, a == b || a == 1 || b == 1,
-                  KernelError(*this, "logits and labels must be broadcastable: logits_size=",
-                              fs.DebugString(), " labels_size=", ls.DebugString()));
-      dims[d] = a == 1 ? b : a;
-    }
-    const int64_t batch = dims[0], classes = dims[1];
-    auto backprop_shape = TensorShape::Make({batch, classes});  // INVALID_ARGUMENT on overflow
-    OP_REQUIRES_OK(ctx, backprop_shape.status());
+    nn_kernels::XentShape xs;
+    OP_REQUIRES_OK(ctx, nn_kernels::CheckXent(*this, features.shape(), labels.shape(), &xs));
+    const int64_t batch = xs.batch, classes = xs.classes;
     Tensor* loss = nullptr;
     Tensor* backprop = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({batch}), &loss));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *backprop_shape, &backprop));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, xs.backprop_shape, &backprop));
     if (batch == 0) return;
     OP_REQUIRES_OK(ctx, nn_kernels::VisitFloatType(*this, features.dtype(), [&](auto tag) {
                      using T = typename decltype(tag)::type;
@@ -180,8 +140,8 @@ class XentOp : public OpKernel {
                        for (int64_t b = 0; b < batch; ++b) l[b] = T();
                        return OkStatus();
                      }
-                     RunXent<T>(features.data<T>(), BroadcastView(fs),
-                                DenseLabels<T>{labels.data<T>(), BroadcastView(ls)}, batch,
+                     RunXent<T>(features.data<T>(), xs.features,
+                                DenseLabels<T>{labels.data<T>(), xs.labels}, batch,
                                 classes, l, backprop->data<T>(), ctx->intra_op_thread_pool());
                      return OkStatus();
                    }));

@@ -1,8 +1,10 @@
-// NumPy broadcasting with dim collapsing, for the elementwise kernels (cwise_ops_common.h).
+// kernels/shared/cwise_shape.h: broadcasting with dim collapsing, dtype and same-shape checks.
 
-#include "tensorflux/kernels/cpu/cwise_ops_common.h"
+#include "tensorflux/kernels/shared/cwise_shape.h"
 
 #include <algorithm>
+
+#include "tensorflux/framework/op_kernel.h"
 
 namespace tensorflux {
 namespace cwise {
@@ -94,6 +96,24 @@ Status ComputeBinaryBroadcast(const TensorShape& x, const TensorShape& y, Binary
   std::reverse(bc->x_strides.begin(), bc->x_strides.end());
   std::reverse(bc->y_strides.begin(), bc->y_strides.end());
   return OkStatus();
+}
+
+Status CheckInputDtypes(const OpKernel& k, OpKernelContext* ctx, DataType expected) {
+  for (int i = 0; i < ctx->num_inputs(); ++i) {
+    if (ctx->input(i).dtype() != expected) {
+      return errors::InvalidArgument(k.type_string(), " node '", k.name(), "': input ", i,
+                                     " has dtype ", DataTypeString(ctx->input(i).dtype()),
+                                     ", the kernel expects ", DataTypeString(expected));
+    }
+  }
+  return OkStatus();
+}
+
+Status CheckSameShape(const OpKernel& k, const TensorShape& a, int i, const TensorShape& b) {
+  if (a == b) return OkStatus();
+  return errors::InvalidArgument("Inputs to operation ", k.name(), " of type ", k.type_string(),
+                                 " must have the same size and shape.  Input 0: ",
+                                 a.DebugString(), " != input ", i, ": ", b.DebugString());
 }
 
 }  // namespace cwise
