@@ -58,17 +58,11 @@ class CpuWithResources : public TestCpuDevice {
   ResourceMgr rm_;
 };
 
-// The resource manager of TestGpu() (its variables).
-inline ResourceMgr* TestGpuResources() {
-  static ResourceMgr* rm = new ResourceMgr();
-  return rm;
-}
-
 // One GPU device for the whole test binary (made on first use).
 inline DeviceBase* TestGpu() {
   static DeviceBase* gpu = []() -> DeviceBase* {
     if (CpuStandIn()) return new CpuWithResources();
-    auto d = NewCudaDevice("/job:localhost/replica:0/task:0/device:GPU:0", 0, TestGpuResources());
+    auto d = NewCudaDevice("/job:localhost/replica:0/task:0/device:GPU:0", 0);
     return d.ok() ? d->release() : nullptr;
   }();
   return gpu;

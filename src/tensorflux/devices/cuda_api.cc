@@ -8,7 +8,7 @@ namespace tensorflux {
 namespace cuda_api_internal {
 int DeviceCount();
 bool IsDevice(const DeviceBase* device);
-StatusOr<std::unique_ptr<DeviceBase>> NewDevice(std::string name, int ordinal, ResourceMgr* rm);
+StatusOr<std::unique_ptr<Device>> NewDevice(std::string name, int ordinal);
 Status CopyHostToDevice(DeviceBase* device, const Tensor& host, Tensor* out);
 Status CopyDeviceToHost(DeviceBase* device, const Tensor& device_tensor, Tensor* out);
 Status Synchronize(DeviceBase* device);
@@ -18,9 +18,8 @@ std::string Description(int ordinal);
 
 bool CudaSupportBuilt() { return true; }
 int CudaDeviceCount() { return cuda_api_internal::DeviceCount(); }
-StatusOr<std::unique_ptr<DeviceBase>> NewCudaDevice(std::string name, int ordinal,
-                                                    ResourceMgr* resource_mgr) {
-  return cuda_api_internal::NewDevice(std::move(name), ordinal, resource_mgr);
+StatusOr<std::unique_ptr<Device>> NewCudaDevice(std::string name, int ordinal) {
+  return cuda_api_internal::NewDevice(std::move(name), ordinal);
 }
 bool IsCudaDevice(const DeviceBase* device) { return cuda_api_internal::IsDevice(device); }
 StatusOr<int64_t> CudaDeviceMemoryBytes(int ordinal) {
@@ -50,9 +49,7 @@ Status NoCuda() {
 
 bool CudaSupportBuilt() { return false; }
 int CudaDeviceCount() { return 0; }
-StatusOr<std::unique_ptr<DeviceBase>> NewCudaDevice(std::string, int, ResourceMgr*) {
-  return NoCuda();
-}
+StatusOr<std::unique_ptr<Device>> NewCudaDevice(std::string, int) { return NoCuda(); }
 bool IsCudaDevice(const DeviceBase*) { return false; }
 StatusOr<int64_t> CudaDeviceMemoryBytes(int) { return NoCuda(); }
 std::string CudaDeviceDescription(int) { return ""; }

@@ -18,6 +18,7 @@
 
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
+#include "tensorflux/devices/device.h"
 #include "tensorflux/framework/device_base.h"
 
 namespace tensorflux {
@@ -29,14 +30,12 @@ bool CudaSupportBuilt();
 // (never an error).
 int CudaDeviceCount();
 
-class ResourceMgr;
-
-// A device of type "GPU" for CUDA device `ordinal` named `name` (a full device name, e.g.
-// "/job:localhost/replica:0/task:0/device:GPU:0"), whose variables live in `resource_mgr` (not
-// owned; may be null: then resource ops fail with FAILED_PRECONDITION). Devices naming the same
-// ordinal share its streams, cuBLAS/cuDNN handles and memory cache.
-StatusOr<std::unique_ptr<DeviceBase>> NewCudaDevice(std::string name, int ordinal,
-                                                    ResourceMgr* resource_mgr = nullptr);
+// A Device of type "GPU" for CUDA device `ordinal` named `name` (a full device name, e.g.
+// "/job:localhost/replica:0/task:0/device:GPU:0"), with its own ResourceMgr and attributes
+// (memory_limit: the GPU's memory). Devices naming the same ordinal share its streams,
+// cuBLAS/cuDNN handles and memory cache. (The CUDA build also has a GPU DeviceFactory; it is
+// registered only with TX_ENABLE_GPU_DEVICES=1 until _Send/_Recv copy between host and GPU.)
+StatusOr<std::unique_ptr<Device>> NewCudaDevice(std::string name, int ordinal);
 
 // True when `device` was made by NewCudaDevice.
 bool IsCudaDevice(const DeviceBase* device);
