@@ -29,6 +29,7 @@ class CapturedFunction {
   CapturedFunction(std::string name, std::vector<Tensor> captured)
       : name_(std::move(name)), captured_(std::move(captured)) {}
   const std::string& name() const { return name_; }
+  const std::vector<Tensor>& captured() const { return captured_; }
 
   // Instantiates the function in ctx's runtime: FAILED_PRECONDITION without a runtime, the
   // runtime's NOT_FOUND / INVALID_ARGUMENT, or INVALID_ARGUMENT unless it returns `rets`.

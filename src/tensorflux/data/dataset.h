@@ -52,6 +52,7 @@
 namespace tensorflux {
 
 class DatasetBase;
+using DatasetPtr = std::shared_ptr<const DatasetBase>;
 
 // What iterators need from the session that runs them. Copied into iterators that work in the
 // background (prefetch, parallel map); the allocator outlives the iterator resource.
@@ -100,11 +101,18 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
   // A fresh iterator over this dataset (Initialize()d). The iterator keeps the dataset alive.
   StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(IteratorContext* ctx) const;
 
+  // A map dataset (MapDataset, ParallelMapDatasetV2) describes itself here, for rewrites made by
+  // the datasets that consume it (map vectorization); other datasets return null.
+  struct MapFunction {
+    DatasetPtr input;               // the dataset the map reads
+    std::string function;           // the FunctionDef's name
+    std::vector<Tensor> captured;   // other_arguments, passed after the element's components
+  };
+  virtual const MapFunction* map_function() const { return nullptr; }
+
  protected:
   virtual std::unique_ptr<IteratorBase> MakeIteratorInternal() const = 0;
 };
-
-using DatasetPtr = std::shared_ptr<const DatasetBase>;
 
 // Base for iterators of one dataset type: holds the dataset (shared) and forwards the element
 // spec.

@@ -45,11 +45,13 @@ class MapDataset : public DatasetBase {
         types_(std::move(types)),
         shapes_(std::move(shapes)),
         num_parallel_calls_(num_parallel_calls),
-        deterministic_(deterministic) {}
+        deterministic_(deterministic),
+        map_function_{input_, fn_.name(), fn_.captured()} {}
 
   const DataTypeVector& output_dtypes() const override { return types_; }
   const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
   const DatasetPtr& input() const { return input_; }
+  const MapFunction* map_function() const override { return &map_function_; }
   std::string DebugString() const override {
     return num_parallel_calls_ == 0
                ? absl::StrCat("MapDatasetOp::Dataset(", fn_.name(), ")")
@@ -254,6 +256,7 @@ class MapDataset : public DatasetBase {
   const std::vector<PartialTensorShape> shapes_;
   const int num_parallel_calls_;
   const bool deterministic_;
+  const MapFunction map_function_;  // for map vectorization (a batch that follows)
 };
 
 class MapDatasetOp : public UnaryDatasetOpKernel {
