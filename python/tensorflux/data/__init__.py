@@ -16,6 +16,7 @@ from tensorflux.data import experimental
 from tensorflux.data.dataset_ops import AUTOTUNE, Dataset
 from tensorflux.data.iterator_ops import (
     Iterator, make_initializable_iterator, make_one_shot_iterator)
+from tensorflux.data.options import Options
 from tensorflux.data.readers import TextLineDataset, TFRecordDataset
 
 DatasetV1 = Dataset

@@ -312,6 +312,27 @@ class Dataset(ElementStructure):
             fn, self._types, self._flat_types, self._flat_shapes,
             "%s_%s" % (hint, "lambda" if name == "<lambda>" else name))
 
+    def with_options(self, options):
+        """This dataset with tx.data.Options `options` (data/options.py) applied to it and the
+        datasets it reads (OptimizeDatasetV2, and MaxIntraOpParallelismDataset for a cap)."""
+        from tensorflux.data import options as options_lib  # pylint: disable=g-import-not-at-top
+        if not isinstance(options, options_lib.Options):
+            raise TypeError("with_options needs a tx.data.Options, got %r" % (options,))
+        lists = {}
+        optimizations = options._optimizations()  # pylint: disable=protected-access
+        with ops.name_scope("OptimizeDataset"):
+            for key, names in zip(("enabled", "disabled", "default"), optimizations):
+                lists["optimizations_" + key] = ops.convert_to_tensor(
+                    names, dtype=dtypes.string, name="optimizations_" + key)
+            variant = apply_op("OptimizeDatasetV2", input_dataset=self._variant_tensor,
+                               **lists, **self._spec_attrs())
+            cap = options.experimental_threading.max_intra_op_parallelism
+            if cap is not None:
+                variant = apply_op("MaxIntraOpParallelismDataset", input_dataset=variant,
+                                   max_intra_op_parallelism=_int64(cap, "max_intra_op_parallelism"),
+                                   **self._spec_attrs())
+        return self._same_spec(variant)
+
     # -------------------------------------------------------------- iterators
 
     def make_one_shot_iterator(self):

@@ -2,3 +2,5 @@
 
 from tensorflux.data.dataset_ops import AUTOTUNE  # noqa: F401
 from tensorflux.data.readers import CsvDataset, IdxDataset  # noqa: F401
+from tensorflux.data.options import (  # noqa: F401
+    MapVectorizationOptions, OptimizationOptions, ThreadingOptions)

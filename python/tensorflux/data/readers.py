@@ -1,6 +1,7 @@
 """File source datasets (TF 1.x's tf.data.TFRecordDataset / TextLineDataset) and
-tx.data.experimental.IdxDataset. Files are streamed by the C++ readers (src/tensorflux/io): a
-truncated or corrupt TFRecord is DataLossError from get_next naming the file and offset.
+tx.data.experimental.IdxDataset. Files are streamed by the C++ readers (src/tensorflux/io; an IDX
+file of at most 256 MiB decoded is decoded once and kept): a truncated or corrupt TFRecord is
+DataLossError from get_next naming the file and offset.
 """
 
 import gzip
@@ -53,7 +54,9 @@ def _idx_spec(path):
 def IdxDataset(path):  # noqa: N802
     """One element per item of an IDX file (plain or gzip): e.g. a uint8 [28, 28] image of
     train-images-idx3-ubyte.gz or a uint8 scalar label of train-labels-idx1-ubyte.gz. The
-    header is read now, to give the element's dtype and shape; items are streamed."""
+    header is read now, to give the element's dtype and shape. A file of at most 256 MiB
+    decoded is decoded once per session and kept (elements are slices of it, re-initialized
+    iterators reuse it); larger ones are streamed item by item."""
     dtype, shape = _idx_spec(str(path))
     with ops.name_scope("IdxDataset"):
         variant = apply_op("IdxDataset",

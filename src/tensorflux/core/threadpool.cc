@@ -8,6 +8,7 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 #include "absl/synchronization/blocking_counter.h"
+#include "tensorflux/core/max_parallelism.h"
 
 namespace tensorflux {
 namespace {
@@ -48,7 +49,8 @@ int ThreadPool::DefaultNumThreads() {
 void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
                              const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
-  const int threads = NumThreads();
+  int threads = NumThreads();
+  if (const int cap = ScopedMaxParallelism::Current(); cap > 0) threads = std::min(threads, cap);
   int64_t cost = 0;
   if (cost_per_unit < 1) cost_per_unit = 1;
   if (__builtin_mul_overflow(total, cost_per_unit, &cost)) cost = INT64_MAX;

@@ -1,8 +1,13 @@
-// Element-order transformations that keep the element spec: TakeDataset, SkipDataset,
-// RepeatDataset and ShardDataset (CacheDataset: cache_datasets.cc). TF's semantics: take/skip
+// Transformations that keep the element spec: TakeDataset, SkipDataset, RepeatDataset,
+// ShardDataset, and the options datasets OptimizeDatasetV2 and MaxIntraOpParallelismDataset
+// (CacheDataset: cache_datasets.cc). TF's semantics: take/skip
 // with a negative count take/skip everything; repeat with a negative count repeats forever (and
 // ends when an epoch of the input is empty); shard keeps elements index, index + num_shards, ...
+// The options datasets pass their input's elements through and set tf.data options
+// (DatasetOptions) for every iterator below them.
+#include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflux/data/dataset.h"
@@ -227,6 +232,112 @@ class ShardDatasetOp : public UnaryDatasetOpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("ShardDataset").Device(DEVICE_CPU), ShardDatasetOp);
+
+// ---------------------------------------------------------------- options
+
+// What an options dataset changes in DatasetOptions (unset fields keep the context's value).
+struct OptionsPatch {
+  std::optional<bool> map_vectorization;
+  std::optional<int> max_intra_op_parallelism;
+  void Apply(DatasetOptions* o) const {
+    if (map_vectorization) o->map_vectorization = *map_vectorization;
+    if (max_intra_op_parallelism) o->max_intra_op_parallelism = *max_intra_op_parallelism;
+  }
+};
+
+// OptimizeDatasetV2 and MaxIntraOpParallelismDataset: the input, with the patched options in
+// the IteratorContext of every iterator below (made at MakeIterator or later, e.g. by
+// repeat(), and the background ones, which copy the context).
+class OptionsDataset : public SameSpecDataset {
+ public:
+  OptionsDataset(DatasetPtr input, std::string op, OptionsPatch patch)
+      : SameSpecDataset(std::move(input)), op_(std::move(op)), patch_(patch) {}
+  std::string DebugString() const override { return absl::StrCat(op_, "Op::Dataset"); }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public DatasetIterator<OptionsDataset> {
+   public:
+    using DatasetIterator::DatasetIterator;
+    Status Initialize(IteratorContext* ctx) override {
+      IteratorContext mine = Patched(ctx);
+      TX_ASSIGN_OR_RETURN(input_, dataset()->input()->MakeIterator(&mine));
+      return OkStatus();
+    }
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      IteratorContext mine = Patched(ctx);
+      return input_->GetNext(&mine, out, end);
+    }
+
+   private:
+    IteratorContext Patched(const IteratorContext* ctx) const {
+      IteratorContext c = *ctx;
+      dataset()->patch_.Apply(&c.options);
+      return c;
+    }
+    std::unique_ptr<IteratorBase> input_;
+  };
+
+  const std::string op_;
+  const OptionsPatch patch_;
+};
+
+// Inputs: input_dataset, optimizations_enabled, optimizations_disabled, optimizations_default
+// (string vectors). An optimization is on when enabled, or default and not disabled; names this
+// engine does not implement are accepted and ignored (TF's behaviour for unknown rewrites).
+class OptimizeDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  using UnaryDatasetOpKernel::UnaryDatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    std::vector<std::string> lists[3];
+    const char* names[3] = {"optimizations_enabled", "optimizations_disabled",
+                            "optimizations_default"};
+    for (int i = 0; i < 3; ++i) {
+      const Tensor& t = ctx->input(1 + i);
+      if (t.dtype() != DT_STRING || t.dims() != 1)
+        return errors::InvalidArgument(names[i], " must be a string vector, got ",
+                                       DataTypeString(t.dtype()), " ", t.shape().DebugString());
+      lists[i].assign(t.flat<std::string>().begin(), t.flat<std::string>().end());
+    }
+    auto has = [&](int list, const char* name) {
+      return std::find(lists[list].begin(), lists[list].end(), name) != lists[list].end();
+    };
+    OptionsPatch patch;
+    patch.map_vectorization = has(0, "map_vectorization") ||
+                              (has(2, "map_vectorization") && !has(1, "map_vectorization"));
+    return DatasetPtr(
+        std::make_shared<OptionsDataset>(std::move(input), "OptimizeDatasetV2", patch));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("OptimizeDatasetV2").Device(DEVICE_CPU), OptimizeDatasetOp);
+
+// Inputs: input_dataset, max_intra_op_parallelism (int64 scalar >= 0; 0 = no cap).
+class MaxIntraOpParallelismDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  using UnaryDatasetOpKernel::UnaryDatasetOpKernel;
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx, DatasetPtr input) override {
+    TX_ASSIGN_OR_RETURN(int64_t max, ParseScalarInt64(ctx, 1, "max_intra_op_parallelism"));
+    if (max < 0 || max > 4096) {
+      return errors::InvalidArgument("max_intra_op_parallelism must be in [0, 4096], got ", max);
+    }
+    OptionsPatch patch;
+    patch.max_intra_op_parallelism = static_cast<int>(max);
+    return DatasetPtr(std::make_shared<OptionsDataset>(std::move(input),
+                                                       "MaxIntraOpParallelismDataset", patch));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("MaxIntraOpParallelismDataset").Device(DEVICE_CPU),
+                        MaxIntraOpParallelismDatasetOp);
 
 }  // namespace
 }  // namespace tensorflux

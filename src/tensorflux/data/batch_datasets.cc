@@ -1,7 +1,9 @@
 // BatchDatasetV2 and PaddedBatchDatasetV2: one dataset class, one copy path.
 //
 // A batch stacks up to batch_size consecutive input elements along a new dim 0 (the last
-// batch may be smaller unless drop_remainder). Unpadded, every element of a batch must have
+// batch may be smaller unless drop_remainder). An unpadded batch of a map with an elementwise
+// function batches the map's input and runs the function once per batch instead
+// (data/map_vectorization.h). Unpadded, every element of a batch must have
 // the same shape per component (INVALID_ARGUMENT naming the component and both shapes).
 // Padded, component i of every element is placed at the origin of a padded_shapes[i] box
 // (dims of -1 take the batch's largest size) filled with padding_values[i]; an element larger
@@ -10,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensorflux/data/dataset.h"
+#include "tensorflux/data/map_vectorization.h"
 
 namespace tensorflux {
 namespace {
@@ -35,8 +38,8 @@ void CopyIntoRow(const Tensor& elem, Tensor* batch, int64_t row) {
   T* dst = batch->data<T>() + row * row_elems;
   const int64_t n = s.num_elements();
   if (n == 0) return;
-  if (rank == 0) {
-    *dst = *src;
+  if (n == row_elems) {  // s[d] <= p[d] for every d, so the element fills the row: one copy
+    std::copy(src, src + n, dst);
     return;
   }
   const int64_t inner = s.dim_size(rank - 1);
@@ -94,34 +97,52 @@ class BatchDataset : public DatasetBase {
   class Iterator : public UnaryDatasetIterator<BatchDataset> {
    public:
     using UnaryDatasetIterator::UnaryDatasetIterator;
+    Status Initialize(IteratorContext* ctx) override {
+      const BatchDataset& d = *dataset();
+      if (d.padded_shapes_.empty() && ctx->options.map_vectorization) {
+        TX_ASSIGN_OR_RETURN(map_, BatchedMapFunction::Make(ctx, *d.input_));
+      }
+      if (map_ == nullptr) return UnaryDatasetIterator::Initialize(ctx);
+      // Vectorized: read what the map reads; the map runs once per batch (GetNextInternal).
+      TX_ASSIGN_OR_RETURN(input_, d.input_->map_function()->input->MakeIterator(ctx));
+      return OkStatus();
+    }
     Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
       const BatchDataset& d = *dataset();
-      std::vector<std::vector<Tensor>> elems;
-      while (input_ != nullptr && static_cast<int64_t>(elems.size()) < d.batch_size_) {
-        std::vector<Tensor> e;
+      size_t n = 0;
+      while (input_ != nullptr && static_cast<int64_t>(n) < d.batch_size_) {
+        if (elems_.size() <= n) elems_.emplace_back();
         bool e_end = false;
-        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &e, &e_end));
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &elems_[n], &e_end));
         if (e_end) {
           input_.reset();
           break;
         }
-        elems.push_back(std::move(e));
+        ++n;
       }
-      if (elems.empty() ||
-          (d.drop_remainder_ && static_cast<int64_t>(elems.size()) < d.batch_size_)) {
+      if (n == 0 || (d.drop_remainder_ && static_cast<int64_t>(n) < d.batch_size_)) {
         *end = true;
         return OkStatus();
       }
-      for (size_t c = 0; c < d.output_dtypes().size(); ++c) {
+      const absl::Span<const std::vector<Tensor>> elems(elems_.data(), n);
+      std::vector<Tensor> batch;
+      for (size_t c = 0; c < elems[0].size(); ++c) {
         TX_ASSIGN_OR_RETURN(Tensor t, d.BatchComponent(c, elems));
-        out->push_back(std::move(t));
+        batch.push_back(std::move(t));
       }
+      for (size_t i = 0; i < n; ++i) elems_[i].clear();  // keeps each vector's capacity
+      if (map_ != nullptr) return map_->Run(std::move(batch), static_cast<int64_t>(n), out);
+      *out = std::move(batch);
       return OkStatus();
     }
+
+   private:
+    std::unique_ptr<BatchedMapFunction> map_;  // set when the input map is vectorized
+    std::vector<std::vector<Tensor>> elems_;   // the batch's elements, reused batch to batch
   };
 
   // Component c of `elems` stacked (and padded).
-  StatusOr<Tensor> BatchComponent(size_t c, const std::vector<std::vector<Tensor>>& elems) const {
+  StatusOr<Tensor> BatchComponent(size_t c, absl::Span<const std::vector<Tensor>> elems) const {
     const bool padded = !padded_shapes_.empty();
     const TensorShape& first = elems[0][c].shape();
     // The row shape: the first element's, or the padded shape with -1 dims resolved.
@@ -161,7 +182,7 @@ class BatchDataset : public DatasetBase {
     }
     TensorShape shape = row;
     shape.InsertDim(0, static_cast<int64_t>(elems.size()));
-    const DataType dt = output_dtypes()[c];
+    const DataType dt = elems[0][c].dtype();
     TX_ASSIGN_OR_RETURN(Tensor batch, Tensor::Allocate(dt, shape));
     TX_RETURN_IF_ERROR(VisitElementType(dt, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;

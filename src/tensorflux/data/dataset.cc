@@ -1,6 +1,7 @@
 #include "tensorflux/data/dataset.h"
 
 #include "absl/strings/str_cat.h"
+#include "tensorflux/core/max_parallelism.h"
 
 namespace tensorflux {
 
@@ -15,6 +16,7 @@ IteratorContext IteratorContext::FromKernel(OpKernelContext* ctx) {
 Status IteratorBase::GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                              bool* end_of_sequence) {
   std::lock_guard<std::mutex> l(mu_);
+  ScopedMaxParallelism cap(ctx->options.max_intra_op_parallelism);
   out->clear();
   *end_of_sequence = false;
   return GetNextInternal(ctx, out, end_of_sequence);

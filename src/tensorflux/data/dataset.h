@@ -54,12 +54,29 @@ namespace tensorflux {
 class DatasetBase;
 using DatasetPtr = std::shared_ptr<const DatasetBase>;
 
+// tf.data options (TF's tf.data.Options) in force for an iterator: the defaults, or what an
+// OptimizeDatasetV2 above it in the pipeline set (Python: Dataset.with_options).
+struct DatasetOptions {
+  // "map_vectorization": batch after a map whose function is provably elementwise batches the
+  // map's input and calls the function once per batch (data/map_vectorization.h). On by
+  // default: the rewrite is only made where its results are bit-identical.
+  bool map_vectorization = true;
+  // TF's threading.max_intra_op_parallelism: the ScopedMaxParallelism (core/max_parallelism.h)
+  // of every GetNext, so the kernels of dataset functions shard onto at most this many threads;
+  // 0 = the session's intra-op pool unrestricted. Default 1, unlike TF (no cap): the pipeline
+  // runs beside the training step, which owns that pool, and on the 2-core target sharding a
+  // batch's 100k-element Cast onto it cost more in thread wake-ups than it saved (measured 2.4x
+  // slower Fashion-MNIST pipeline, docs/PERFORMANCE.md).
+  int max_intra_op_parallelism = 1;
+};
+
 // What iterators need from the session that runs them. Copied into iterators that work in the
 // background (prefetch, parallel map); the allocator outlives the iterator resource.
 struct IteratorContext {
   // The session's function runtime (map/filter); null outside a session.
   std::shared_ptr<FunctionLibraryRuntime> function_library;
   Allocator* allocator = nullptr;  // nullptr: cpu_allocator()
+  DatasetOptions options;
 
   static IteratorContext FromKernel(OpKernelContext* ctx);
 };

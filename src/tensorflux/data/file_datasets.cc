@@ -1,10 +1,14 @@
 // File source datasets (ops/file_dataset_ops.cc): TFRecordDataset, TextLineDataset, CSVDataset,
 // IdxDataset.
 // Each iterator streams one file at a time through the io/ readers, so memory is one read buffer
-// (plus the current record) whatever the file sizes. Errors of the readers (DATA_LOSS for a
-// truncated or corrupt record, naming the file and offset; NOT_FOUND for a missing file) come
-// out of GetNext; the iterator may be dropped after one.
+// (plus the current record) whatever the file sizes; the exception is an IDX file of at most
+// 256 MiB decoded, which is decoded once and kept (IdxPayloadCache). Errors of the readers
+// (DATA_LOSS for a truncated or corrupt record, naming the file and offset; NOT_FOUND for a
+// missing file) come out of GetNext; the iterator may be dropped after one.
+#include <sys/stat.h>
+
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -231,10 +235,69 @@ REGISTER_KERNEL_BUILDER(Name("CSVDataset").Device(DEVICE_CPU), CsvDatasetOp);
 
 // ---------------------------------------------------------------- IDX
 
+// Files whose decoded payload is at most this size are decoded once and kept in memory (see
+// IdxPayloadCache); larger ones are streamed item by item by every iterator.
+constexpr int64_t kMaxDecodedIdxBytes = int64_t{256} << 20;
+
+// What identifies a file's content between two reads: a changed size or mtime means a reload.
+struct FileIdentity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
+bool StatFile(const std::string& path, FileIdentity* id) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  *id = {st.st_dev, st.st_ino, st.st_size,
+         int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
+  return true;
+}
+
+// The decoded payload of one IDX file (all items as one [N] + item shape tensor, host order),
+// kept by an IdxDataset kernel and shared by the datasets it makes, and their iterators, while
+// the file is unchanged. Elements are dim-0 slices of it (no copy). Each MakeIterator of a TF 1.x
+// initializable iterator re-runs the kernel, so the kernel (not the dataset) must keep it for
+// the next epoch to find it; it holds one payload, of at most kMaxDecodedIdxBytes.
+class IdxPayloadCache {
+ public:
+  // The payload of `path`, decoded now if the cached one is of another file or version; null
+  // when the file cannot be decoded whole (the iterator then streams it and reports the error
+  // at the item where it occurs).
+  std::shared_ptr<const Tensor> Get(const std::string& path) {
+    FileIdentity id;
+    if (!StatFile(path, &id)) return nullptr;
+    std::lock_guard<std::mutex> l(mu_);
+    if (payload_ != nullptr && path == path_ && id == id_) return payload_;
+    payload_.reset();  // the old one goes before the new one is decoded
+    StatusOr<std::unique_ptr<io::IdxReader>> reader = io::IdxReader::Open(path);
+    Tensor all;
+    if (!reader.ok() || !(*reader)->ReadAll(&all).ok()) return nullptr;
+    path_ = path;
+    id_ = id;
+    payload_ = std::make_shared<const Tensor>(std::move(all));
+    return payload_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::string path_;
+  FileIdentity id_;
+  std::shared_ptr<const Tensor> payload_;
+};
+
 class IdxDataset : public DatasetBase {
  public:
-  IdxDataset(std::string path, DataType dtype, PartialTensorShape shape)
-      : path_(std::move(path)), dtypes_({dtype}), shapes_({std::move(shape)}) {}
+  // `cache` null: always stream.
+  IdxDataset(std::string path, DataType dtype, TensorShape item_shape,
+             std::shared_ptr<IdxPayloadCache> cache)
+      : path_(std::move(path)),
+        item_shape_(std::move(item_shape)),
+        cache_(std::move(cache)),
+        dtypes_({dtype}),
+        shapes_({PartialTensorShape(item_shape_)}) {}
 
   const DataTypeVector& output_dtypes() const override { return dtypes_; }
   const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
@@ -252,11 +315,40 @@ class IdxDataset : public DatasetBase {
    public:
     using DatasetIterator::DatasetIterator;
     Status Initialize(IteratorContext*) override {
-      TX_ASSIGN_OR_RETURN(reader_, io::IdxReader::Open(dataset()->path_));
+      const IdxDataset& d = *dataset();
+      if (d.cache_ != nullptr) payload_ = d.cache_->Get(d.path_);
+      DataType dtype;
+      TensorShape shape;
+      if (payload_ != nullptr) {
+        dtype = payload_->dtype();
+        shape = payload_->shape();
+        shape.RemoveDim(0);
+      } else {
+        TX_ASSIGN_OR_RETURN(reader_, io::IdxReader::Open(d.path_));
+        dtype = reader_->dtype();
+        shape = reader_->item_shape();
+      }
+      if (dtype != d.dtypes_[0] || shape != d.item_shape_) {
+        return errors::InvalidArgument("IDX file '", d.path_, "' changed since the dataset was ",
+                                       "made: its items are now ", DataTypeString(dtype), " ",
+                                       shape.DebugString(), ", the dataset's ",
+                                       DataTypeString(d.dtypes_[0]), " ",
+                                       d.item_shape_.DebugString());
+      }
       return OkStatus();
     }
     Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
       Tensor item;
+      if (payload_ != nullptr) {
+        if (next_ >= payload_->dim_size(0)) {
+          *end = true;
+          return OkStatus();
+        }
+        item.CopyFrom(payload_->Slice(next_, next_ + 1), dataset()->item_shape_);
+        ++next_;
+        out->push_back(std::move(item));
+        return OkStatus();
+      }
       Status s = reader_->ReadItem(&item);
       if (s.code() == absl::StatusCode::kOutOfRange) {
         *end = true;
@@ -268,10 +360,14 @@ class IdxDataset : public DatasetBase {
     }
 
    private:
+    std::shared_ptr<const Tensor> payload_;  // the whole file, or null: streamed by reader_
+    int64_t next_ = 0;
     std::unique_ptr<io::IdxReader> reader_;
   };
 
   const std::string path_;
+  const TensorShape item_shape_;
+  const std::shared_ptr<IdxPayloadCache> cache_;
   const DataTypeVector dtypes_;
   const std::vector<PartialTensorShape> shapes_;
 };
@@ -287,9 +383,15 @@ class IdxDatasetOp : public DatasetOpKernel {
     const std::string& path = name.scalar<std::string>();
     // The header gives the element spec; the base class checks it against the attrs.
     TX_ASSIGN_OR_RETURN(auto reader, io::IdxReader::Open(path));
-    return DatasetPtr(std::make_shared<IdxDataset>(path, reader->dtype(),
-                                                   PartialTensorShape(reader->item_shape())));
+    int64_t bytes = DataTypeSize(reader->dtype());
+    for (int64_t d : reader->dims()) bytes *= d;  // IdxReader bounds the product by 2^50
+    return DatasetPtr(std::make_shared<IdxDataset>(
+        path, reader->dtype(), reader->item_shape(),
+        bytes <= kMaxDecodedIdxBytes ? cache_ : nullptr));
   }
+
+ private:
+  const std::shared_ptr<IdxPayloadCache> cache_ = std::make_shared<IdxPayloadCache>();
 };
 REGISTER_KERNEL_BUILDER(Name("IdxDataset").Device(DEVICE_CPU), IdxDatasetOp);
 

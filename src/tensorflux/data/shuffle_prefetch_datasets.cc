@@ -55,30 +55,42 @@ class ShuffleDataset : public SameSpecDataset {
     Iterator(const ShuffleDataset* d, random::Philox4x32 gen)
         : UnaryDatasetIterator(d), words_(gen) {}
     Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      const size_t width = dataset()->output_dtypes().size();
       while (input_ != nullptr &&
-             static_cast<int64_t>(buffer_.size()) < dataset()->buffer_size_) {
-        std::vector<Tensor> e;
+             static_cast<int64_t>(buffer_.size() / width) < dataset()->buffer_size_) {
         bool e_end = false;
-        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &e, &e_end));
+        TX_RETURN_IF_ERROR(input_->GetNext(ctx, &scratch_, &e_end));
         if (e_end) {
           input_.reset();
           break;
         }
-        buffer_.push_back(std::move(e));
+        if (scratch_.size() != width) {
+          return errors::Internal("shuffle input gave ", scratch_.size(), " components, not ",
+                                  width);
+        }
+        for (Tensor& t : scratch_) buffer_.push_back(std::move(t));
+        scratch_.clear();
       }
-      if (buffer_.empty()) {
+      const size_t n = buffer_.size() / width;
+      if (n == 0) {
         *end = true;
         return OkStatus();
       }
-      const size_t i = words_.Next64() % buffer_.size();
-      *out = std::move(buffer_[i]);
-      if (i + 1 != buffer_.size()) buffer_[i] = std::move(buffer_.back());
-      buffer_.pop_back();
+      // Element i goes out; the last one takes its slot.
+      const size_t i = words_.Next64() % n;
+      auto slot = buffer_.begin() + static_cast<ptrdiff_t>(i * width);
+      auto last = buffer_.end() - static_cast<ptrdiff_t>(width);
+      out->assign(std::make_move_iterator(slot), std::make_move_iterator(slot + width));
+      if (i + 1 != n) std::move(last, buffer_.end(), slot);
+      buffer_.erase(last, buffer_.end());
       return OkStatus();
     }
 
    private:
-    std::vector<std::vector<Tensor>> buffer_;
+    // The buffered elements back to back, output_dtypes().size() tensors each: no allocation
+    // per element (an element's vector would be one).
+    std::vector<Tensor> buffer_;
+    std::vector<Tensor> scratch_;  // the input's next element
     random::PhiloxWordStream words_;
   };
 

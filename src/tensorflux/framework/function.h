@@ -23,6 +23,8 @@
 
 namespace tensorflux {
 
+class FunctionDef;  // tensorflux/function.pb.h
+
 class FunctionLibraryRuntime : public ResourceBase {
  public:
   using Handle = int64_t;
@@ -38,6 +40,11 @@ class FunctionLibraryRuntime : public ResourceBase {
   virtual const DataTypeVector& RetTypes(Handle h) const = 0;
   // INVALID_ARGUMENT when the args do not match ArgTypes; the body's errors as they come.
   virtual Status Run(Handle h, std::vector<Tensor> args, std::vector<Tensor>* rets) = 0;
+  // A copy of the library's FunctionDef `name` into *fdef (for rewrites that inspect a body,
+  // e.g. map vectorization); NOT_FOUND when the library has none.
+  virtual Status GetFunctionDef(const std::string& name, FunctionDef* fdef) const {
+    return errors::Unimplemented("this function runtime does not expose FunctionDefs");
+  }
 };
 
 // Stores `flr` as the function runtime of the device that owns `rm` (ALREADY_EXISTS when one is

@@ -149,6 +149,32 @@ REGISTER_OP("PrefetchDataset")
     .Doc("The input, produced ahead by a background thread into a buffer of buffer_size "
          "elements (-1 = AUTOTUNE, 0 = no prefetching).");
 
+REGISTER_OP("OptimizeDatasetV2")
+    .Input("input_dataset: variant")
+    .Input("optimizations_enabled: string")
+    .Input("optimizations_disabled: string")
+    .Input("optimizations_default: string")
+    .Output("handle: variant")
+    .TX_DATASET_TRANSFORM_ATTRS
+    .Attr("optimization_configs: list(string) = []")
+    .SetShapeFn(ScalarShape)
+    .Doc("The input, with tf.data optimizations set for the datasets below it (TF applies them "
+         "to the whole pipeline; here they reach the iterators this dataset makes). An "
+         "optimization is on when in optimizations_enabled, or in optimizations_default and not "
+         "in optimizations_disabled. Implemented: 'map_vectorization' (batch after an "
+         "elementwise map runs the map once per batch; data/map_vectorization.h), on when no "
+         "OptimizeDatasetV2 says otherwise. Other names are ignored.");
+
+REGISTER_OP("MaxIntraOpParallelismDataset")
+    .Input("input_dataset: variant")
+    .Input("max_intra_op_parallelism: int64")
+    .Output("handle: variant")
+    .TX_DATASET_TRANSFORM_ATTRS
+    .SetShapeFn(ScalarShape)
+    .Doc("The input, its iterators' kernels (dataset functions) sharding onto at most "
+         "max_intra_op_parallelism threads (>= 0; 0 = the session's intra-op pool, no cap; "
+         "1 = inline). Without one the cap is 1 (data/dataset.h DatasetOptions).");
+
 REGISTER_OP("CacheDataset")
     .Input("input_dataset: variant")
     .Input("filename: string")

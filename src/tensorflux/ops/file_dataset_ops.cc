@@ -53,6 +53,11 @@ REGISTER_OP("IdxDataset")
     .SetShapeFn(shape_inference::ScalarShape)
     .Doc("One element per item of an IDX file (plain or gzip): dimension 0 is the item count, "
          "an element has the remaining dimensions (e.g. uint8 [28, 28]). output_types / "
-         "output_shapes must match the file's header.");
+         "output_shapes must match the file's header. A file of at most 256 MiB decoded is "
+         "decoded once (at the first MakeIterator) and kept by the kernel while the file's "
+         "size and mtime are unchanged: every iterator of its datasets hands out slices of that "
+         "one buffer (no copy), so the kernel holds at most 256 MiB. Larger files, and files "
+         "that cannot be decoded whole (their error then comes at the item where it occurs), "
+         "are streamed item by item.");
 
 }  // namespace tensorflux

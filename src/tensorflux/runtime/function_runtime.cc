@@ -111,6 +111,16 @@ StatusOr<GraphDef> FunctionRuntime::FunctionBodyToGraphDef(const FunctionDef& fd
   return gdef;
 }
 
+Status FunctionRuntime::GetFunctionDef(const std::string& name, FunctionDef* fdef) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto f = functions_.find(name);
+  if (f == functions_.end()) {
+    return errors::NotFound("Function ", name, " is not in the graph's library");
+  }
+  *fdef = f->second;
+  return OkStatus();
+}
+
 StatusOr<FunctionLibraryRuntime::Handle> FunctionRuntime::Instantiate(const std::string& name) {
   FunctionDef fdef;
   {

@@ -39,6 +39,7 @@ class FunctionRuntime : public FunctionLibraryRuntime {
   const DataTypeVector& ArgTypes(Handle h) const override;
   const DataTypeVector& RetTypes(Handle h) const override;
   Status Run(Handle h, std::vector<Tensor> args, std::vector<Tensor>* rets) override;
+  Status GetFunctionDef(const std::string& name, FunctionDef* fdef) const override;
 
   // The GraphDef Instantiate builds for `fdef` (exposed for tests).
   static StatusOr<GraphDef> FunctionBodyToGraphDef(const FunctionDef& fdef);

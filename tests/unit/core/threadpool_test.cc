@@ -1,5 +1,7 @@
 #include "tensorflux/core/threadpool.h"
 
+#include <thread>
+
 #include <atomic>
 #include <set>
 #include <vector>
@@ -7,6 +9,7 @@
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
+#include "tensorflux/core/max_parallelism.h"
 
 namespace tensorflux {
 namespace {
@@ -87,6 +90,33 @@ TEST(ThreadPoolTest, SingleThreadPoolRunsInline) {
     EXPECT_EQ(e - b, 1 << 20);
   });
   EXPECT_EQ(calls, 1);
+}
+
+TEST(ThreadPoolTest, ScopedMaxParallelismCapsTheCallingThread) {
+  ThreadPool pool("capped", 4);
+  auto shards = [&] {
+    std::atomic<int> calls{0};
+    pool.ParallelFor(1 << 20, 1000, [&](int64_t, int64_t) { ++calls; });
+    return calls.load();
+  };
+  EXPECT_GT(shards(), 1);
+  {
+    ScopedMaxParallelism one(1);
+    EXPECT_EQ(ScopedMaxParallelism::Current(), 1);
+    EXPECT_EQ(shards(), 1);  // inline
+    {
+      ScopedMaxParallelism none(0);  // lifts the cap in the inner scope
+      EXPECT_GT(shards(), 1);
+    }
+    EXPECT_EQ(shards(), 1);
+    // Another thread is not capped.
+    std::thread other([&] { EXPECT_GT(shards(), 1); });
+    other.join();
+  }
+  EXPECT_EQ(ScopedMaxParallelism::Current(), 0);
+  ExpectCoversOnce(pool, 100003, 100000);
+  ScopedMaxParallelism two(2);
+  ExpectCoversOnce(pool, 100003, 100000);
 }
 
 TEST(ThreadPoolTest, ParallelForUnderContention) {

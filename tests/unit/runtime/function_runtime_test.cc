@@ -5,24 +5,16 @@
 #include "gtest/gtest.h"
 #include "tensorflux/framework/node_def_util.h"
 #include "../kernels/kernel_test_util.h"
+#include "function_def_test_util.h"
 
 namespace tensorflux {
 namespace {
 
-OpDef::ArgDef* AddArg(google::protobuf::RepeatedPtrField<OpDef::ArgDef>* args,
-                      const std::string& name, DataType t) {
-  OpDef::ArgDef* a = args->Add();
-  a->set_name(name);
-  a->set_type(t);
-  return a;
-}
+using test::AddFunctionArg;
 
 NodeDef* AddNode(FunctionDef* f, const std::string& name, const std::string& op,
                  std::vector<std::string> inputs) {
-  NodeDef* n = f->add_node_def();
-  n->set_name(name);
-  n->set_op(op);
-  for (auto& i : inputs) n->add_input(i);
+  NodeDef* n = test::AddFunctionNode(f, name, op, inputs);
   AddNodeAttr("T", DT_FLOAT, n);
   return n;
 }
@@ -31,10 +23,10 @@ NodeDef* AddNode(FunctionDef* f, const std::string& name, const std::string& op,
 FunctionDef AddMul() {
   FunctionDef f;
   f.mutable_signature()->set_name("add_mul");
-  AddArg(f.mutable_signature()->mutable_input_arg(), "x", DT_FLOAT);
-  AddArg(f.mutable_signature()->mutable_input_arg(), "y", DT_FLOAT);
-  AddArg(f.mutable_signature()->mutable_output_arg(), "prod", DT_FLOAT);
-  AddArg(f.mutable_signature()->mutable_output_arg(), "sum", DT_FLOAT);
+  AddFunctionArg(f.mutable_signature()->mutable_input_arg(), "x", DT_FLOAT);
+  AddFunctionArg(f.mutable_signature()->mutable_input_arg(), "y", DT_FLOAT);
+  AddFunctionArg(f.mutable_signature()->mutable_output_arg(), "prod", DT_FLOAT);
+  AddFunctionArg(f.mutable_signature()->mutable_output_arg(), "sum", DT_FLOAT);
   AddNode(&f, "add", "AddV2", {"x", "y"});
   AddNode(&f, "mul", "Mul", {"add:z:0", "x"});
   (*f.mutable_ret())["prod"] = "mul:z:0";
