@@ -41,6 +41,15 @@ std::string FormatTypeAndShape(const Tensor& t);
 // Prints "CODE: message" to stderr and returns 1.
 int ReportError(const Status& s);
 
+// inspect --optimize / --dot (optimize.cc).
+struct OptimizeArgs {
+  bool optimize = false;
+  std::string dot_file;  // "" none, "-" stdout
+  std::vector<std::string> feeds, fetches, targets;
+  bool Requested() const { return optimize || !dot_file.empty(); }
+};
+int OptimizeAndReport(const LoadedGraph& loaded, const OptimizeArgs& args);
+
 // Subcommands; argv excludes the program and subcommand names.
 int RunMain(const std::vector<std::string>& args);
 int InspectMain(const std::vector<std::string>& args);

@@ -1,5 +1,6 @@
 // tensorflux inspect GRAPH: ops by count, placeholders, unconsumed nodes, signatures. Works on the
-// GraphDef as written, so graphs with ops this build lacks can still be inspected.
+// GraphDef as written, so graphs with ops this build lacks can still be inspected. --optimize and
+// --dot import the graph (optimize.cc).
 #include <cstdio>
 #include <map>
 #include <set>
@@ -16,12 +17,24 @@ namespace tensorflux {
 namespace cli {
 
 const char kInspectUsage[] =
-    "usage: tensorflux inspect GRAPH | FILE.tfrecord\n"
+    "usage: tensorflux inspect GRAPH [--optimize] [--dot FILE] [--feed NAME]...\n"
+    "                          [--fetch NAME]... [--target NODE]...\n"
+    "       tensorflux inspect FILE.tfrecord\n"
     "\n"
     "Prints the node count by op type, each Placeholder with its dtype and shape, the nodes\n"
     "no other node consumes (the likely outputs) and, for a SavedModel, its signatures.\n"
     "For a TFRecord file (plain or gzip): the record count and the first record's\n"
-    "tf.train.Example features.\n";
+    "tf.train.Example features.\n"
+    "\n"
+    "  --optimize    run the master's graph passes (constant folding, CSE, arithmetic\n"
+    "                simplification, dead-node removal, fusion) as a session would, and print\n"
+    "                the node count before and after each pass, then the ops left\n"
+    "  --dot FILE    write the graph as Graphviz DOT (after the passes with --optimize), one\n"
+    "                cluster per device (\"-\" writes to stdout)\n"
+    "  --feed NAME, --fetch NAME, --target NODE\n"
+    "                the run signature to optimize for (repeatable): as `tensorflux run`, fed\n"
+    "                tensors become arguments, fetches results, and the graph is pruned to\n"
+    "                what they need. Without any, every unconsumed node is kept as a target.\n";
 
 namespace {
 
@@ -51,10 +64,30 @@ std::string NodeOf(const std::string& input) {
 
 int InspectMain(const std::vector<std::string>& args) {
   std::vector<std::string> positional;
-  for (const std::string& a : args) {
+  OptimizeArgs opt;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
       std::fputs(kInspectUsage, stdout);
       return 0;
+    }
+    if (a == "--optimize") {
+      opt.optimize = true;
+      continue;
+    }
+    std::vector<std::string>* list = a == "--feed"     ? &opt.feeds
+                                     : a == "--fetch"  ? &opt.fetches
+                                     : a == "--target" ? &opt.targets
+                                                       : nullptr;
+    if (list != nullptr || a == "--dot") {
+      if (i + 1 >= args.size())
+        return ReportError(errors::InvalidArgument("option ", a, " needs a value"));
+      if (list != nullptr) {
+        list->push_back(args[++i]);
+      } else {
+        opt.dot_file = args[++i];
+      }
+      continue;
     }
     if (a.size() > 1 && a[0] == '-')
       return ReportError(errors::InvalidArgument("unknown option '", a, "' for inspect"));
@@ -66,6 +99,7 @@ int InspectMain(const std::vector<std::string>& args) {
   if (LooksLikeTfRecord(positional[0])) return InspectRecords(positional[0]);
   auto loaded = LoadGraph(positional[0]);
   if (!loaded.ok()) return ReportError(loaded.status());
+  if (opt.Requested()) return OptimizeAndReport(*loaded, opt);
   const GraphDef& g = loaded->graph_def;
   const int producer = g.versions().producer();
 

@@ -10,12 +10,17 @@
 // CPU kernels: kernels/cpu/conv_ops.cc (float32 through oneDNN, half/bfloat16 widened to float32
 // around it, float64 direct loops; no int32 kernel). Errors: INVALID_ARGUMENT naming the node.
 // Gradients: gradients/conv_grad.cc.
+//   _FusedConv2D(input, filter, args; Conv2D's attrs, num_args, fused_ops, epsilon,
+//     leakyrelu_alpha): TF's op made by the remapper (passes/remapper.cc): Conv2D followed by
+//     fused_ops (ops/fused_ops_spec.h: BiasAdd with args = [bias [out channels]], optionally
+//     Relu/Relu6/Elu/LeakyRelu). No gradient: fusion runs after autodiff.
 #include <vector>
 
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/shape_inference.h"
 #include "tensorflux/ops/array_shape_util.h"
 #include "tensorflux/ops/conv_geometry.h"
+#include "tensorflux/ops/fused_ops_spec.h"
 
 namespace tensorflux {
 namespace {
@@ -81,6 +86,16 @@ Status ForwardShape(InferenceContext* c, bool depthwise) {
 }
 
 Status Conv2DShape(InferenceContext* c) { return ForwardShape(c, /*depthwise=*/false); }
+
+// Conv2D's shape, and the bias against its output channels.
+Status FusedConv2DShape(InferenceContext* c) {
+  TX_RETURN_IF_ERROR(Conv2DShape(c));
+  TX_RETURN_IF_ERROR(FusedOpsSpec::FromNodeDef(c->node_def()).status());
+  TX_ASSIGN_OR_RETURN(ConvAttrs a, ConvAttrs::FromNodeDef(c->node_def()));
+  const PartialTensorShape& out = c->output(0);
+  return CheckFusedBiasShape(c->node_def(), c->input(2),
+                             out.unknown_rank() ? -1 : out.dim_size(a.DepthDim()));
+}
 Status DepthwiseShape(InferenceContext* c) { return ForwardShape(c, /*depthwise=*/true); }
 
 // Backprop ops: the output has the shape named by the constant sizes input (`sizes_input`),
@@ -145,6 +160,22 @@ REGISTER_OP("Conv2D")
     .SetShapeFn(Conv2DShape)
     .Doc("2-D convolution (cross-correlation) of input [N,H,W,C] (NHWC; or NCHW) with filter "
          "[kh,kw,C/groups,out]; strides, dilations and SAME/VALID/EXPLICIT padding as in TF.");
+
+REGISTER_OP("_FusedConv2D")
+    .Input("input: T")
+    .Input("filter: T")
+    .Input("args: num_args * T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("num_args: int >= 0")
+    .TX_CONV_COMMON_ATTRS
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn(FusedConv2DShape)
+    .Doc("Conv2D followed by fused_ops (BiasAdd, optionally an activation); made by the "
+         "remapper pass, not written by hand.");
 
 REGISTER_OP("Conv2DBackpropInput")
     .Input("input_sizes: int32")

@@ -4,6 +4,10 @@
 //   BatchMatMulV2(x, y; adj_x, adj_y, T):
 //     x: [..., M, K] (or [..., K, M] with adj_x), y: [..., K, N] (or [..., N, K] with adj_y),
 //     rank >= 2 each; the batch dims "..." broadcast by NumPy rules -> [broadcast..., M, N].
+//   _FusedMatMul(a, b, args; transpose_a, transpose_b, T, num_args, fused_ops, epsilon,
+//     leakyrelu_alpha): TF's op made by the remapper (passes/remapper.cc): MatMul's product
+//     followed by fused_ops (ops/fused_ops_spec.h: BiasAdd with args = [bias [N]], optionally
+//     Relu/Relu6/Elu/LeakyRelu). T: bfloat16, half, float (TF's) and double.
 // T: bfloat16, half, float, double, int32, int64. Errors (INVALID_ARGUMENT naming the node): a
 // rank below 2, unequal inner dims, batch dims that do not broadcast.
 // CPU kernels: kernels/cpu/matmul_op.cc; gradients: gradients/math_grad.cc (MatMul),
@@ -13,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/shape_inference.h"
+#include "tensorflux/ops/fused_ops_spec.h"
 
 namespace tensorflux {
 namespace {
@@ -90,6 +95,14 @@ Status BatchMatMulV2Shape(InferenceContext* c) {
   return OkStatus();
 }
 
+// MatMul's shape, and the bias against its columns.
+Status FusedMatMulShape(InferenceContext* c) {
+  TX_RETURN_IF_ERROR(MatMulShape(c));
+  TX_RETURN_IF_ERROR(FusedOpsSpec::FromNodeDef(c->node_def()).status());
+  const PartialTensorShape& out = c->output(0);
+  return CheckFusedBiasShape(c->node_def(), c->input(2), out.unknown_rank() ? -1 : out.dim_size(1));
+}
+
 }  // namespace
 
 REGISTER_OP("BatchMatMulV2")
@@ -111,5 +124,21 @@ REGISTER_OP("MatMul")
     .Attr("T: {bfloat16, half, float, double, int32, int64}")
     .SetShapeFn(MatMulShape)
     .Doc("product = op(a) x op(b), op transposes when the attr says so; [M,K] x [K,N] -> [M,N].");
+
+REGISTER_OP("_FusedMatMul")
+    .Input("a: T")
+    .Input("b: T")
+    .Input("args: num_args * T")
+    .Output("product: T")
+    .Attr("transpose_a: bool = false")
+    .Attr("transpose_b: bool = false")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("num_args: int >= 0")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn(FusedMatMulShape)
+    .Doc("MatMul followed by fused_ops (BiasAdd, optionally an activation); made by the "
+         "remapper pass, not written by hand.");
 
 }  // namespace tensorflux

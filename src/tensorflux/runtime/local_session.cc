@@ -13,6 +13,7 @@
 #include "tensorflux/framework/call_frame.h"
 #include "tensorflux/framework/cancellation.h"
 #include "tensorflux/graph/graph_def_io.h"
+#include "tensorflux/passes/graph_optimizer.h"
 #include "tensorflux/passes/placer.h"
 #include "tensorflux/runtime/subgraph.h"
 
@@ -229,6 +230,8 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   // Build outside the lock; if another thread built the same signature meanwhile, keep theirs.
   std::unique_ptr<Graph> g = graph->Clone();
   TX_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets));
+  TX_RETURN_IF_ERROR(OptimizeGraphForRun(options_.config.graph_options(), feeds, fetches, targets,
+                                         host_device_, &g));
   TX_RETURN_IF_ERROR(PlaceStepGraph(g.get()));
   ExecutorParams params;
   params.check_numerics = options_.config.check_numerics();

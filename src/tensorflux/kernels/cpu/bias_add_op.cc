@@ -1,9 +1,8 @@
 // CPU kernels of BiasAdd and BiasAddGrad (TensorFlow's ops; see ops/nn_ops.cc).
 //
-// Both view the value as [outer, C, inner]: NHWC has the channels last (inner = 1), NCHW has them
-// at dim 1 (outer = N, inner = the product of the spatial dims). BiasAdd adds bias[c] to every
-// element of channel c, sharded over `outer` on the intra-op pool, writing in place when the
-// value's buffer can be forwarded. BiasAddGrad sums every element of channel c: fixed blocks of
+// Both view the value as [outer, C, inner] (kernels/shared/nn_shape.h). BiasAdd adds bias[c] to
+// every element of channel c (bias_add_util.h, shared with the fused kernels' epilogue), sharded
+// over `outer` on the intra-op pool, writing in place when the value's buffer can be forwarded. BiasAddGrad sums every element of channel c: fixed blocks of
 // outer rows (their size does not depend on the thread count) are summed in parallel into
 // per-block partial sums that are then added in block order, so the result is bit-identical for
 // any number of threads. Sums accumulate in double for floating types and in wrapping unsigned
@@ -15,6 +14,7 @@
 
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/cpu/bias_add_util.h"
 #include "tensorflux/kernels/cpu/nn_kernel_util.h"
 
 namespace tensorflux {
@@ -53,42 +53,15 @@ T FromSum(SumT<T> s) {
   }
 }
 
-template <typename T>
-T AddValues(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(ToSum(a) + ToSum(b));
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return a + b;
-  } else {
-    return T(static_cast<float>(a) + static_cast<float>(b));
-  }
-}
-
 using Layout = nn_kernels::BiasLayout;
 
 template <typename T>
 void AddBias(const T* x, const T* bias, T* out, const Layout& l, ThreadPool* pool) {
-  const int64_t row = l.channels * l.inner;
-  auto run = [&](int64_t o0, int64_t o1) {
-    for (int64_t o = o0; o < o1; ++o) {
-      const T* xr = x + o * row;
-      T* yr = out + o * row;
-      if (l.inner == 1) {
-        for (int64_t c = 0; c < l.channels; ++c) yr[c] = AddValues(xr[c], bias[c]);
-      } else {
-        for (int64_t c = 0; c < l.channels; ++c) {
-          const T b = bias[c];
-          const T* xi = xr + c * l.inner;
-          T* yi = yr + c * l.inner;
-          for (int64_t i = 0; i < l.inner; ++i) yi[i] = AddValues(xi[i], b);
-        }
-      }
-    }
-  };
+  auto run = [&](int64_t o0, int64_t o1) { nn_kernels::AddBiasRows(x, bias, out, l, o0, o1); };
   if (pool == nullptr) {
     run(0, l.outer);
   } else {
-    pool->ParallelFor(l.outer, row, run);
+    pool->ParallelFor(l.outer, l.channels * l.inner, run);
   }
 }
 

@@ -1,5 +1,6 @@
 // CPU kernels of the Conv2D family (ops/conv_ops.cc): Conv2D, Conv2DBackpropInput,
-// Conv2DBackpropFilter, DepthwiseConv2dNative(+BackpropInput/Filter). One kernel template,
+// Conv2DBackpropFilter, DepthwiseConv2dNative(+BackpropInput/Filter), and _FusedConv2D (Conv2D,
+// then BiasAdd [+ activation] in one pass over its output, fused_epilogue.h). One kernel template,
 // ConvOp<T, direction, depthwise>, validates (ops/conv_geometry.h, read by role in
 // kernels/shared/conv_shapes.h, shared with the GPU kernels) and dispatches to the float32
 // oneDNN path (half and bfloat16 widened to float32 around it) or the float64 direct loops
@@ -14,6 +15,7 @@
 
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/kernels/cpu/conv_impl.h"
+#include "tensorflux/kernels/cpu/fused_epilogue.h"
 #include "tensorflux/ops/conv_geometry.h"
 
 namespace tensorflux {
@@ -23,7 +25,8 @@ using conv::ConvAttrs;
 using conv::ConvGeometry;
 using conv::Direction;
 
-template <typename T, Direction kDir, bool kDepthwise>
+// kFused: _FusedConv2D, the forward Conv2D followed by its fused_ops (fused_epilogue.h).
+template <typename T, Direction kDir, bool kDepthwise, bool kFused = false>
 class ConvOp : public OpKernel {
  public:
   explicit ConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -34,9 +37,20 @@ class ConvOp : public OpKernel {
     }
     attrs_ = *attrs;
     if constexpr (!std::is_same_v<T, double>) dnnl_ = conv::NewDnnlConvCache();
+    if constexpr (kFused) ctx->SetStatus(epilogue_.Init(ctx));
   }
 
   void Compute(OpKernelContext* ctx) override {
+    Tensor* result = nullptr;
+    ComputeConv(ctx, &result);
+    if constexpr (kFused) {
+      if (!ctx->status().ok()) return;
+      OP_REQUIRES_OK(ctx, epilogue_.Apply<T>(*this, ctx, ctx->input(2), result));
+    }
+  }
+
+  // Validates, allocates *result_out (output 0) and computes the convolution into it.
+  void ComputeConv(OpKernelContext* ctx, Tensor** result_out) {
     conv::ConvOperands ops;
     OP_REQUIRES_OK(ctx, conv::ReadConvOperands(ctx, attrs_, kDir, kDepthwise, &ops));
     const ConvGeometry& g = ops.g;
@@ -44,7 +58,7 @@ class ConvOp : public OpKernel {
     const Tensor* filter = ops.filter;
     const Tensor* out_backprop = ops.out_backprop;
     const TensorShape& result_shape = ops.result_shape;
-    Tensor* result = nullptr;
+    Tensor*& result = *result_out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, result_shape, &result));
     if (result->NumElements() == 0) return;
     // The two operands; the result's slot is filled below.
@@ -98,6 +112,7 @@ class ConvOp : public OpKernel {
 
   ConvAttrs attrs_;
   std::unique_ptr<conv::DnnlConvCache> dnnl_;
+  fused::Epilogue epilogue_;  // kFused only
 };
 
 #define TX_REGISTER_CONV(T)                                                                    \
@@ -117,7 +132,9 @@ class ConvOp : public OpKernel {
       ConvOp<T, Direction::kBackwardInput, true>);                                             \
   REGISTER_KERNEL_BUILDER(                                                                     \
       Name("DepthwiseConv2dNativeBackpropFilter").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
-      ConvOp<T, Direction::kBackwardFilter, true>)
+      ConvOp<T, Direction::kBackwardFilter, true>);                                            \
+  REGISTER_KERNEL_BUILDER(Name("_FusedConv2D").Device(DEVICE_CPU).TypeConstraint<T>("T"),      \
+                          ConvOp<T, Direction::kForward, false, true>)
 
 #ifdef TX_HAVE_DNNL
 TX_REGISTER_CONV(float);

@@ -1,5 +1,7 @@
-// MatMul and BatchMatMulV2 on the CPU (TensorFlow's ops):
+// MatMul, _FusedMatMul and BatchMatMulV2 on the CPU (TensorFlow's ops):
 //   MatMul:        product[M, N] = op(a) x op(b), a and b matrices, op = transpose_a/_b.
+//   _FusedMatMul:  MatMul's product, then its fused_ops (BiasAdd [+ activation]) applied in one
+//                  pass over the product (fused_epilogue.h); made by passes/remapper.cc.
 //   BatchMatMulV2: output[..., M, N] = op(x[..., :, :]) x op(y[..., :, :]), op = adj_x/adj_y
 //                  (the adjoint is the transpose for these real types); rank >= 2 each; the
 //                  batch dims (all but the last two) broadcast by NumPy rules.
@@ -22,6 +24,7 @@
 
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/kernels/cpu/fused_epilogue.h"
 #include "tensorflux/kernels/cpu/gemm.h"
 #include "tensorflux/kernels/shared/matmul_shape.h"
 
@@ -94,12 +97,15 @@ Status ComputeProduct(OpKernelContext* ctx, const MatMulPlan& p, const Tensor& x
   return OkStatus();
 }
 
-template <typename T>
+// MatMul, and _FusedMatMul (kFused) which runs its fused_ops over the product
+// (fused_epilogue.h).
+template <typename T, bool kFused = false>
 class MatMulOp : public OpKernel {
  public:
   explicit MatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("transpose_a", &transpose_a_));
     ctx->SetStatus(ctx->GetAttr("transpose_b", &transpose_b_));
+    if constexpr (kFused) ctx->SetStatus(epilogue_.Init(ctx));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -109,13 +115,16 @@ class MatMulOp : public OpKernel {
     OP_REQUIRES_OK(ctx, MatMulShape(a.shape(), b.shape(), transpose_a_, transpose_b_, &p));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, p.out_shape, &out));
-    if (out->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, ComputeProduct<T>(ctx, p, a, b, out));
+    if (out->NumElements() > 0) OP_REQUIRES_OK(ctx, ComputeProduct<T>(ctx, p, a, b, out));
+    if constexpr (kFused) {
+      OP_REQUIRES_OK(ctx, epilogue_.Apply<T>(*this, ctx, ctx->input(2), out));
+    }
   }
 
  private:
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  fused::Epilogue epilogue_;  // kFused only
 };
 
 template <typename T>
@@ -155,6 +164,15 @@ TX_REGISTER_MATMUL(BFloat16);
 TX_REGISTER_MATMUL(int32_t);
 TX_REGISTER_MATMUL(int64_t);
 #undef TX_REGISTER_MATMUL
+
+#define TX_REGISTER_FUSED_MATMUL(T)                                                           \
+  REGISTER_KERNEL_BUILDER(Name("_FusedMatMul").Device(DEVICE_CPU).TypeConstraint<T>("T"),     \
+                          MatMulOp<T, true>)
+TX_REGISTER_FUSED_MATMUL(float);
+TX_REGISTER_FUSED_MATMUL(double);
+TX_REGISTER_FUSED_MATMUL(Half);
+TX_REGISTER_FUSED_MATMUL(BFloat16);
+#undef TX_REGISTER_FUSED_MATMUL
 
 }  // namespace
 }  // namespace tensorflux

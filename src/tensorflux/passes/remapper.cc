@@ -1,0 +1,184 @@
+// Op fusion (graph_optimizer.h; TF grappler's remapper): a contraction followed by BiasAdd and
+// optionally an activation becomes one fused node that computes them in one pass over the
+// output (kernels/cpu/fused_epilogue.h):
+//
+//   MatMul -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu]  =>  _FusedMatMul(a, b, bias)
+//   Conv2D -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu]  =>  _FusedConv2D(input, filter, bias)
+//
+// with TF's attrs: the contraction's own (transpose_a/b; strides, padding, explicit_paddings,
+// data_format, dilations, use_cudnn_on_gpu), T, num_args = 1, fused_ops = ["BiasAdd"] or
+// ["BiasAdd", "<activation>"], leakyrelu_alpha = the LeakyRelu's alpha. The fused node takes the
+// name and requested device of the last node of the chain, so its consumers (and a fetch of it)
+// are unaffected, and the control inputs of every node of the chain.
+//
+// A chain is fused only when every intermediate output (the contraction's, and the BiasAdd's
+// when an activation follows) has exactly one consumer, no control consumer and is not
+// preserved; all nodes request the same device; the dtype is one the fused op takes; Conv2D's
+// data_format equals BiasAdd's; and the fused op has a kernel on every device type of the
+// session that has kernels for all the nodes it replaces. Fusion runs after autodiff (in the
+// master), so the fused ops need no gradient.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/graph/algorithm.h"
+#include "tensorflux/passes/graph_optimizer.h"
+#include "tensorflux/passes/pass_util.h"
+
+namespace tensorflux {
+namespace {
+
+struct Chain {
+  Node* contraction = nullptr;  // MatMul or Conv2D
+  Node* bias_add = nullptr;
+  Node* activation = nullptr;  // may be null
+  Node* last() const { return activation != nullptr ? activation : bias_add; }
+};
+
+bool IsActivation(const std::string& op) {
+  return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu";
+}
+
+// The single data consumer of n's output 0 when n's outputs feed only it (no control consumer,
+// n not preserved); nullptr otherwise.
+Node* SoleConsumer(const OptimizerContext& ctx, const Node* n) {
+  if (!passes::IsRewritable(ctx, n) || passes::HasControlOutputs(n)) return nullptr;
+  if (passes::NumDataConsumers(n) != 1) return nullptr;
+  for (const Edge* e : n->out_edges())
+    if (!e->IsControlEdge() && e->src_output() == 0) return e->dst();
+  return nullptr;
+}
+
+std::string AttrString(const Node* n, const char* name, const char* fallback) {
+  std::string v = fallback;
+  if (n->attr(name) != nullptr) (void)GetNodeAttr(n->def(), name, &v);
+  return v;
+}
+
+// The fused NodeDef for `c` (inputs are edges, added by the caller).
+NodeDef FusedDef(const Chain& c) {
+  const bool matmul = c.contraction->type_string() == "MatMul";
+  NodeDef def;
+  def.set_name(c.last()->name());
+  def.set_op(matmul ? "_FusedMatMul" : "_FusedConv2D");
+  def.set_device(c.last()->requested_device());
+  const char* copied_matmul[] = {"transpose_a", "transpose_b", "T"};
+  const char* copied_conv[] = {"strides", "padding", "explicit_paddings", "data_format",
+                               "dilations", "use_cudnn_on_gpu", "T"};
+  auto copy = [&](const char* name) {
+    if (const AttrValue* a = c.contraction->attr(name)) (*def.mutable_attr())[name] = *a;
+  };
+  if (matmul) {
+    for (const char* a : copied_matmul) copy(a);
+  } else {
+    for (const char* a : copied_conv) copy(a);
+  }
+  AddNodeAttr("num_args", int64_t{1}, &def);
+  std::vector<std::string> ops = {"BiasAdd"};
+  if (c.activation != nullptr) {
+    ops.push_back(c.activation->type_string());
+    if (const AttrValue* alpha = c.activation->attr("alpha")) {
+      (*def.mutable_attr())["leakyrelu_alpha"] = *alpha;
+    }
+  }
+  AddNodeAttr("fused_ops", ops, &def);
+  return def;
+}
+
+class Remapper : public GraphPass {
+ public:
+  const char* name() const override { return "remapping"; }
+
+  StatusOr<int> Run(const OptimizerContext& ctx, Graph* g) const override {
+    TX_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(*g));
+    std::vector<int> ids;  // by id: a fusion removes nodes later in the order
+    for (const Node* n : order) ids.push_back(n->id());
+    int fused = 0;
+    for (int id : ids) {
+      Node* n = g->FindNodeId(id);
+      if (n == nullptr) continue;
+      std::optional<Chain> chain = Match(ctx, n);
+      if (!chain.has_value()) continue;
+      NodeDef def = FusedDef(*chain);
+      if (!KernelsCover(ctx, *chain, def)) continue;
+      TX_RETURN_IF_ERROR(Fuse(g, *chain, std::move(def)));
+      ++fused;
+    }
+    return fused;
+  }
+
+ private:
+  static std::optional<Chain> Match(const OptimizerContext& ctx, Node* n) {
+    const std::string& op = n->type_string();
+    if (op != "MatMul" && op != "Conv2D") return std::nullopt;
+    Chain c;
+    c.contraction = n;
+    c.bias_add = SoleConsumer(ctx, n);
+    if (c.bias_add == nullptr || c.bias_add->type_string() != "BiasAdd") return std::nullopt;
+    const Edge* in0 = passes::InEdge(c.bias_add, 0);
+    if (in0 == nullptr || in0->src() != n || in0->src_output() != 0) return std::nullopt;
+    if (c.bias_add->IsStateful() || passes::HasRefEndpoint(c.bias_add)) return std::nullopt;
+    const DataType t = n->output_type(0);
+    if (t != DT_FLOAT && t != DT_DOUBLE && t != DT_HALF && t != DT_BFLOAT16) return std::nullopt;
+    if (op == "Conv2D" && AttrString(n, "data_format", "NHWC") !=
+                              AttrString(c.bias_add, "data_format", "NHWC")) {
+      return std::nullopt;
+    }
+    const std::string& device = n->requested_device();
+    if (c.bias_add->requested_device() != device) return std::nullopt;
+    Node* act = SoleConsumer(ctx, c.bias_add);
+    if (act != nullptr && IsActivation(act->type_string()) &&
+        act->requested_device() == device && !act->IsStateful() && !passes::HasRefEndpoint(act)) {
+      c.activation = act;
+    }
+    return c;
+  }
+
+  // False when some device type has kernels for every node of the chain but not the fused op.
+  static bool KernelsCover(const OptimizerContext& ctx, const Chain& c, const NodeDef& fused) {
+    const KernelRegistry* reg = KernelRegistry::Global();
+    for (const std::string& type : ctx.device_types) {
+      bool originals = true;
+      for (Node* m : {c.contraction, c.bias_add, c.activation}) {
+        if (m != nullptr && !reg->FindKernel(m->def(), type).ok()) originals = false;
+      }
+      if (originals && !reg->FindKernel(fused, type).ok()) return false;
+    }
+    return true;
+  }
+
+  static Status Fuse(Graph* g, const Chain& c, NodeDef def) {
+    const Edge* a = passes::InEdge(c.contraction, 0);
+    const Edge* b = passes::InEdge(c.contraction, 1);
+    const Edge* bias = passes::InEdge(c.bias_add, 1);
+    if (a == nullptr || b == nullptr || bias == nullptr) {
+      return errors::Internal("Fusion of '", c.last()->name(), "': an input is unconnected");
+    }
+    const std::pair<Node*, int> inputs[3] = {{a->src(), a->src_output()},
+                                             {b->src(), b->src_output()},
+                                             {bias->src(), bias->src_output()}};
+    std::vector<Node*> controls;
+    for (Node* m : {c.contraction, c.bias_add, c.activation}) {
+      if (m == nullptr) continue;
+      for (Node* ctl : passes::ControlInputs(m)) controls.push_back(ctl);
+    }
+    const std::vector<passes::Consumer> consumers = passes::Consumers(c.last());
+    for (Node* m : {c.activation, c.bias_add, c.contraction}) {
+      if (m != nullptr) g->RemoveNode(m);
+    }
+    TX_ASSIGN_OR_RETURN(Node * f, g->AddNode(std::move(def)));
+    for (int i = 0; i < 3; ++i) {
+      TX_RETURN_IF_ERROR(g->AddEdge(inputs[i].first, inputs[i].second, f, i).status());
+    }
+    for (Node* ctl : controls) g->AddControlEdge(ctl, f);
+    return passes::Reconnect(g, consumers, {{f, 0}}, {});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GraphPass> NewRemapperPass() { return std::make_unique<Remapper>(); }
+
+}  // namespace tensorflux
