@@ -1,6 +1,7 @@
 // The pass list, its switches and the loop that runs it (graph_optimizer.h).
 #include "tensorflux/passes/graph_optimizer.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "tensorflux/graph/graph_def_io.h"
@@ -110,12 +111,20 @@ Status OptimizeGraph(const PassSwitches& switches, const OptimizerContext& ctx_i
 
 Status OptimizeGraphForRun(const GraphOptions& options, const std::vector<std::string>& feeds,
                            const std::vector<std::string>& fetches,
-                           const std::vector<std::string>& targets, DeviceBase* cpu_device,
-                           std::unique_ptr<Graph>* g) {
+                           const std::vector<std::string>& targets,
+                           const std::vector<Device*>& devices, std::unique_ptr<Graph>* g) {
   const PassSwitches switches = PassSwitches::FromGraphOptions(options);
   if (!switches.AnyEnabled()) return OkStatus();
   OptimizerContext ctx = OptimizerContext::ForSignature(feeds, fetches, targets);
-  ctx.cpu_device = cpu_device;
+  ctx.device_types.clear();
+  for (Device* d : devices) {
+    if (ctx.cpu_device == nullptr && d->device_type() == DEVICE_CPU) ctx.cpu_device = d;
+    if (std::find(ctx.device_types.begin(), ctx.device_types.end(), d->device_type()) ==
+        ctx.device_types.end()) {
+      ctx.device_types.push_back(d->device_type());
+    }
+  }
+  if (ctx.device_types.empty()) ctx.device_types.push_back(DEVICE_CPU);
   return OptimizeGraph(switches, ctx, g);
 }
 

@@ -39,6 +39,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "tensorflux/config.pb.h"
 #include "tensorflux/core/status.h"
+#include "tensorflux/devices/device.h"
 #include "tensorflux/framework/device_base.h"
 #include "tensorflux/graph/graph.h"
 
@@ -114,10 +115,11 @@ Status OptimizeGraph(const PassSwitches& switches, const OptimizerContext& ctx,
                      std::unique_ptr<Graph>* g, std::vector<PassStats>* stats = nullptr);
 
 // What a session calls once per run signature, after the feed/fetch rewrite: switches from
-// `options`, the signature's preserved nodes, kernels of folded nodes run on `cpu_device`.
+// `options`, the signature's preserved nodes, the device types of `devices` (the session's), and
+// kernels of folded nodes run on the first CPU device among them.
 Status OptimizeGraphForRun(const GraphOptions& options, const std::vector<std::string>& feeds,
                            const std::vector<std::string>& fetches,
-                           const std::vector<std::string>& targets, DeviceBase* cpu_device,
-                           std::unique_ptr<Graph>* g);
+                           const std::vector<std::string>& targets,
+                           const std::vector<Device*>& devices, std::unique_ptr<Graph>* g);
 
 }  // namespace tensorflux

@@ -231,7 +231,7 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   std::unique_ptr<Graph> g = graph->Clone();
   TX_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets));
   TX_RETURN_IF_ERROR(OptimizeGraphForRun(options_.config.graph_options(), feeds, fetches, targets,
-                                         host_device_, &g));
+                                         device_mgr_->ListDevices(), &g));
   TX_RETURN_IF_ERROR(PlaceStepGraph(g.get()));
   ExecutorParams params;
   params.check_numerics = options_.config.check_numerics();
