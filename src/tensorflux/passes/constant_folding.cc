@@ -2,8 +2,9 @@
 // in topological order, a node whose data inputs all come from Const nodes is computed once by
 // its own CPU kernel, and each of its consumed outputs becomes a Const node. A one-output node's
 // Const keeps the node's name (so errors and traces still name it); outputs of a multi-output
-// node become "<node>/__cf__<i>". The Consts keep the node's requested device and the control
-// inputs of the node and of its input Consts, and its control consumers move to them. Folded Consts feed later nodes, so chains fold in one
+// node become "<node>/__cf__<i>". The Consts keep the node's requested device, its colocation
+// attr (_class) and the control inputs of the node and of its input Consts, and its control
+// consumers move to them. Folded Consts feed later nodes, so chains fold in one
 // pass.
 //
 // Never folded: preserved (fed, fetched, targeted) nodes, stateful ops (random, variables, I/O),
@@ -155,6 +156,8 @@ class ConstantFolding : public GraphPass {
     }
     const std::string name = n->name();
     const std::string device = n->requested_device();
+    const AttrValue* colocation = n->attr("_class");
+    const AttrValue class_attr = colocation != nullptr ? *colocation : AttrValue();
     const int num_outputs = n->num_outputs();
     std::vector<bool> used(num_outputs, false);
     for (const passes::Consumer& c : consumers)
@@ -169,6 +172,7 @@ class ConstantFolding : public GraphPass {
       def.set_device(device);
       AddNodeAttr("dtype", values[i].dtype(), &def);
       AddNodeAttr("value", values[i], &def);
+      if (colocation != nullptr) (*def.mutable_attr())["_class"] = class_attr;
       TX_ASSIGN_OR_RETURN(Node * c, g->AddNode(std::move(def)));
       for (Node* ctl : controls) g->AddControlEdge(ctl, c);
       to[i] = {c, 0};

@@ -8,14 +8,14 @@
 // with TF's attrs: the contraction's own (transpose_a/b; strides, padding, explicit_paddings,
 // data_format, dilations, use_cudnn_on_gpu), T, num_args = 1, fused_ops = ["BiasAdd"] or
 // ["BiasAdd", "<activation>"], leakyrelu_alpha = the LeakyRelu's alpha. The fused node takes the
-// name and requested device of the last node of the chain, so its consumers (and a fetch of it)
-// are unaffected, and the control inputs of every node of the chain.
+// name, requested device and colocation attr (_class) of the last node of the chain, so its
+// consumers (and a fetch of it) are unaffected, and the control inputs of every node of the chain.
 //
 // A chain is fused only when every intermediate output (the contraction's, and the BiasAdd's
 // when an activation follows) has exactly one consumer, no control consumer and is not
-// preserved; all nodes request the same device; the dtype is one the fused op takes; Conv2D's
-// data_format equals BiasAdd's; and the fused op has a kernel on every device type of the
-// session that has kernels for all the nodes it replaces. Fusion runs after autodiff (in the
+// preserved; all nodes have the same requested device and colocation; the dtype is one the
+// fused op takes; Conv2D's data_format equals BiasAdd's; and the fused op has a kernel on every
+// device type of the session that has kernels for all the nodes it replaces. Fusion runs after autodiff (in the
 // master), so the fused ops need no gradient.
 #include <memory>
 #include <optional>
@@ -51,6 +51,15 @@ Node* SoleConsumer(const OptimizerContext& ctx, const Node* n) {
   return nullptr;
 }
 
+// Same requested device and colocation constraints (_class).
+bool SamePlacement(const Node* a, const Node* b) {
+  if (a->requested_device() != b->requested_device()) return false;
+  const AttrValue* ca = a->attr("_class");
+  const AttrValue* cb = b->attr("_class");
+  if (ca == nullptr || cb == nullptr) return ca == cb;
+  return ca->SerializeAsString() == cb->SerializeAsString();
+}
+
 std::string AttrString(const Node* n, const char* name, const char* fallback) {
   std::string v = fallback;
   if (n->attr(name) != nullptr) (void)GetNodeAttr(n->def(), name, &v);
@@ -64,6 +73,9 @@ NodeDef FusedDef(const Chain& c) {
   def.set_name(c.last()->name());
   def.set_op(matmul ? "_FusedMatMul" : "_FusedConv2D");
   def.set_device(c.last()->requested_device());
+  if (const AttrValue* colocation = c.last()->attr("_class")) {
+    (*def.mutable_attr())["_class"] = *colocation;
+  }
   const char* copied_matmul[] = {"transpose_a", "transpose_b", "T"};
   const char* copied_conv[] = {"strides", "padding", "explicit_paddings", "data_format",
                                "dilations", "use_cudnn_on_gpu", "T"};
@@ -126,11 +138,10 @@ class Remapper : public GraphPass {
                               AttrString(c.bias_add, "data_format", "NHWC")) {
       return std::nullopt;
     }
-    const std::string& device = n->requested_device();
-    if (c.bias_add->requested_device() != device) return std::nullopt;
+    if (!SamePlacement(n, c.bias_add)) return std::nullopt;
     Node* act = SoleConsumer(ctx, c.bias_add);
-    if (act != nullptr && IsActivation(act->type_string()) &&
-        act->requested_device() == device && !act->IsStateful() && !passes::HasRefEndpoint(act)) {
+    if (act != nullptr && IsActivation(act->type_string()) && SamePlacement(n, act) &&
+        !act->IsStateful() && !passes::HasRefEndpoint(act)) {
       c.activation = act;
     }
     return c;

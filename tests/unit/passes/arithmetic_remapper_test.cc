@@ -197,6 +197,14 @@ TEST(RemapperTest, IntermediatesWithOtherUsersAreNotFused) {
   // mm is fetched: nothing fuses.
   auto m = Optimize(DenseGraph("Relu", false), {"x"}, {"out", "mm"}, {}, Only({"remapping"}));
   EXPECT_EQ(m.Count("_FusedMatMul"), 0);
+  // The Relu is colocated elsewhere: MatMul + BiasAdd fuse, the Relu stays apart.
+  GraphDef colocated = DenseGraph("Relu", false);
+  for (NodeDef& n : *colocated.mutable_node()) {
+    if (n.name() == "act") AddNodeAttr("_class", std::vector<std::string>{"loc:@w"}, &n);
+  }
+  auto c = Optimize(colocated, {"x"}, {"out"}, {}, Only({"remapping"}));
+  EXPECT_EQ(c.Find("ba")->type_string(), "_FusedMatMul");
+  EXPECT_EQ(c.Find("act")->type_string(), "Relu");
   // A device type with kernels for MatMul, BiasAdd and Relu but none for _FusedMatMul (as a GPU
   // without the fused kernel): no fusion. A device type with none of them does not matter.
   OptimizerContext ctx = OptimizerContext::ForSignature({"x"}, {"out"}, {});

@@ -31,7 +31,10 @@ TEST(ConstantFoldingTest, FoldsChainsKeepsNamesAndControlInputs) {
   b.Const("v", Tensor::FromVector<float>({1, 2}, TensorShape({2})));
   b.Scalar("k", 3);
   b.Op("noop", "NoOp");
-  b.Op("s", "Mul", {"v", "k"})->add_input("^noop");  // [3, 6]
+  NodeDef* s_def = b.Op("s", "Mul", {"v", "k"});  // [3, 6]
+  s_def->add_input("^noop");
+  s_def->set_device("/device:CPU:0");
+  AddNodeAttr("_class", std::vector<std::string>{"loc:@v"}, s_def);
   b.Op("n", "Neg", {"s"});                            // [-3, -6]
   b.Op("y", "AddV2", {"x", "n"});
   auto o = Optimize(b.def(), {"x"}, {"y"}, {"noop"}, kFold);
@@ -40,6 +43,16 @@ TEST(ConstantFoldingTest, FoldsChainsKeepsNamesAndControlInputs) {
   EXPECT_EQ(o.Find("n")->type_string(), "Const");
   EXPECT_EQ(ConstFloats(o.Find("n")), (std::vector<float>{-3, -6}));
   EXPECT_EQ(o.Find("s"), nullptr);  // dead once n folded
+  {  // s's Const alone: it keeps s's device and colocation
+    auto only_s = Optimize(b.def(), {"x"}, {"y"}, {"noop"}, Only({"constant_folding"}));
+    const Node* s = only_s.Find("s");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->type_string(), "Const");
+    EXPECT_EQ(s->requested_device(), "/device:CPU:0");
+    std::vector<std::string> cls;
+    ASSERT_TRUE(GetNodeAttr(s->def(), "_class", &cls).ok());
+    EXPECT_EQ(cls, std::vector<std::string>{"loc:@v"});
+  }
   EXPECT_EQ(o.Find("v"), nullptr);
   // s's control input carried over to the Const that replaced it, and on to n's.
   std::vector<std::string> controls;
