@@ -15,6 +15,7 @@
 // buffer_size results (elements, errors or the end) in order; GetNext takes the oldest. The
 // iterator's destructor cancels and joins the thread (it finishes the input GetNext in
 // progress first). buffer_size -1 (AUTOTUNE) uses kAutotuneBufferSize; 0 returns the input.
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <thread>
@@ -76,22 +77,44 @@ class ShuffleDataset : public SameSpecDataset {
         *end = true;
         return OkStatus();
       }
-      // Element i goes out; the last one takes its slot.
-      const size_t i = words_.Next64() % n;
+      // Element i goes out; the last one takes its slot. The draws use the word stream in
+      // order, one word ahead, so that the next draw's slot can be prefetched now.
+      if (!have_next_) next_word_ = words_.Next64();
+      const size_t i = next_word_ % n;
+      next_word_ = words_.Next64();
+      have_next_ = true;
       auto slot = buffer_.begin() + static_cast<ptrdiff_t>(i * width);
       auto last = buffer_.end() - static_cast<ptrdiff_t>(width);
       out->assign(std::make_move_iterator(slot), std::make_move_iterator(slot + width));
       if (i + 1 != n) std::move(last, buffer_.end(), slot);
       buffer_.erase(last, buffer_.end());
+      Prefetch(*out, input_ != nullptr ? n : n - 1);
       return OkStatus();
     }
 
    private:
+    // A random draw from a large buffer is a cache miss per slot and per element buffer: start
+    // loading the next draw's slot (if the buffer is still `next_n` elements then) and the
+    // first bytes of the element going out, which its consumer (e.g. a batch) reads next.
+    void Prefetch(const std::vector<Tensor>& element, size_t next_n) const {
+      const size_t width = element.size();
+      if (next_n > 0 && (next_word_ % next_n + 1) * width <= buffer_.size())
+        __builtin_prefetch(&buffer_[(next_word_ % next_n) * width]);
+      for (const Tensor& t : element) {
+        const char* p = static_cast<const char*>(t.raw_data());
+        const size_t bytes = std::min<size_t>(t.TotalBytes(), 4096);
+        for (size_t b = 0; p != nullptr && b < bytes; b += 64) __builtin_prefetch(p + b);
+      }
+    }
+
+
     // The buffered elements back to back, output_dtypes().size() tensors each: no allocation
     // per element (an element's vector would be one).
     std::vector<Tensor> buffer_;
     std::vector<Tensor> scratch_;  // the input's next element
     random::PhiloxWordStream words_;
+    uint64_t next_word_ = 0;  // the next draw's word (valid when have_next_)
+    bool have_next_ = false;
   };
 
   const int64_t buffer_size_;
