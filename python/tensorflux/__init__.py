@@ -88,6 +88,7 @@ from tensorflux import random
 from tensorflux import raw_ops
 from tensorflux import saved_model
 from tensorflux import test
+from tensorflux.client import timeline
 from tensorflux import train
 
 from tensorflux.attr_value_pb2 import AttrValue, NameAttrList

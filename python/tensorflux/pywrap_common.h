@@ -65,5 +65,6 @@ void RegisterSession(pybind11::module_& m);
 void RegisterGradients(pybind11::module_& m);  // pywrap_gradients.cc
 void RegisterCheckpointFunctions(pybind11::module_& m);  // pywrap_checkpoint.cc
 void RegisterPyFuncFunctions(pybind11::module_& m);  // pywrap_py_func.cc
+void RegisterTimelineFunctions(pybind11::module_& m);  // pywrap_timeline.cc
 
 }  // namespace tensorflux::python

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_pywrap_tensorflux, m) {
   tensorflux::python::RegisterIoFunctions(m);
   tensorflux::python::RegisterPyFuncFunctions(m);
   tensorflux::python::RegisterDeviceFunctions(m);
+  tensorflux::python::RegisterTimelineFunctions(m);
 }

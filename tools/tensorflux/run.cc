@@ -1,5 +1,5 @@
 // tensorflux run GRAPH --feed NAME=VALUE ... --fetch NAME ... [--target NODE ...] [--save DIR]
-//                      [--signature NAME]
+//                      [--signature NAME] [--trace FILE.json]
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -14,6 +14,8 @@
 #include "tensorflux/graph/graph_def_io.h"
 #include "tensorflux/graph/saved_model.h"
 #include "tensorflux/runtime/session.h"
+#include "tensorflux/summary/timeline.h"
+#include "tensorflux/train/file_io.h"
 #include "tensorflux/train/saved_model_loader.h"
 #include "tensorflux/train/tensor_bundle.h"
 
@@ -22,7 +24,7 @@ namespace cli {
 
 const char kRunUsage[] =
     "usage: tensorflux run GRAPH [--feed NAME=VALUE]... [--fetch NAME]... [--target NODE]...\n"
-    "                      [--save DIR] [--signature NAME]\n"
+    "                      [--save DIR] [--signature NAME] [--trace FILE.json]\n"
     "\n"
     "Runs GRAPH once and prints each fetched tensor as `NAME dtype[shape] values`. A\n"
     "SavedModel's variables are first restored from its variables/ checkpoint (through its\n"
@@ -37,6 +39,9 @@ const char kRunUsage[] =
     "  --save DIR         also write fetch0.npy, fetch1.npy, ... into DIR (created if needed)\n"
     "  --signature NAME   SavedModel only: feed and fetch NAMEs may be the signature's input\n"
     "                     and output keys\n"
+    "  --trace FILE.json  run with RunOptions.trace_level FULL_TRACE and write the step as a\n"
+    "                     Chrome trace (open in Perfetto or chrome://tracing): a process per\n"
+    "                     device, a track per thread, an event per node, dataflow arrows\n"
     "\n"
     "Example:\n"
     "  tensorflux run tests/data/tf-graphs/serving_matrix_half_plus_two \\\n"
@@ -53,6 +58,7 @@ struct RunArgs {
   std::vector<std::string> targets;
   std::string save_dir;
   std::string signature;
+  std::string trace_path;
   bool help = false;
 };
 
@@ -101,6 +107,9 @@ Status ParseRunArgs(const std::vector<std::string>& args, RunArgs* out) {
       TX_RETURN_IF_ERROR(take(&out->save_dir));
     } else if (a == "--signature") {
       TX_RETURN_IF_ERROR(take(&out->signature));
+    } else if (a == "--trace") {
+      TX_RETURN_IF_ERROR(take(&out->trace_path));
+      if (out->trace_path.empty()) return errors::InvalidArgument("--trace needs a file name");
     } else if (a.size() > 1 && a[0] == '-') {
       return errors::InvalidArgument("unknown option '", a, "' for run (see `tensorflux run --help`)");
     } else if (out->graph.empty()) {
@@ -181,7 +190,11 @@ Status Run(const RunArgs& args) {
   for (const std::string& f : args.fetches) fetches.push_back(resolve(f, false));
 
   std::vector<Tensor> outputs;
-  TX_RETURN_IF_ERROR(session->Run(feeds, fetches, args.targets, &outputs));
+  RunOptions run_options;
+  RunMetadata metadata;
+  if (!args.trace_path.empty()) run_options.set_trace_level(RunOptions::FULL_TRACE);
+  TX_RETURN_IF_ERROR(
+      session->Run(run_options, feeds, fetches, args.targets, &outputs, &metadata));
   if (outputs.size() != fetches.size())
     return errors::Internal("session returned ", outputs.size(), " tensors for ", fetches.size(),
                             " fetches");
@@ -194,6 +207,12 @@ Status Run(const RunArgs& args) {
       std::string path = (std::filesystem::path(args.save_dir) / absl::StrCat("fetch", i, ".npy")).string();
       TX_RETURN_IF_ERROR(WriteNpyFile(path, outputs[i]));
     }
+  }
+  if (!args.trace_path.empty()) {
+    AtomicFile f(args.trace_path);
+    TX_RETURN_IF_ERROR(f.Open());
+    TX_RETURN_IF_ERROR(f.Append(ChromeTraceFromStepStats(metadata.step_stats())));
+    TX_RETURN_IF_ERROR(f.Commit());
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::printf("%s %s %s\n", args.fetches[i].c_str(), FormatTypeAndShape(outputs[i]).c_str(),

@@ -2,6 +2,7 @@
 
 try:
     from tensorflux._pywrap_tensorflux import Session  # noqa: F401
+    from tensorflux._pywrap_tensorflux import chrome_trace_from_step_stats  # noqa: F401
     from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
     from tensorflux._pywrap_tensorflux import list_local_devices  # noqa: F401
     from tensorflux._pywrap_tensorflux import op_list  # noqa: F401

@@ -7,13 +7,15 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflux/core/allocation_tracker.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/devices/device_factory.h"
 
 namespace tensorflux {
 namespace {
 
-// Forwards to cpu_allocator() and counts what this device allocated. A tensor keeps a pointer
+// Forwards to cpu_allocator() and counts what this device allocated; reports to the calling
+// thread's AllocationTracker (step stats) when one is installed. A tensor keeps a pointer
 // to the allocator that made it and may outlive its session, so views are never destroyed:
 // there is one per CPU device id for the life of the process, shared by every session's
 // device with that id.
@@ -32,9 +34,16 @@ class CpuAllocatorView : public Allocator {
     int64_t peak = peak_.load(std::memory_order_relaxed);
     while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
     }
+    if (AllocationTracker::AnyActive()) {
+      AllocationTracker* t = AllocationTracker::Current();
+      if (t != nullptr) t->RecordAllocation(this, p, num_bytes);
+    }
     return p;
   }
   void DeallocateRaw(void* ptr, size_t num_bytes) override {
+    if (AllocationTracker::AnyActive()) {
+      if (AllocationTracker* t = AllocationTracker::Current()) t->RecordDeallocation(ptr);
+    }
     in_use_.fetch_sub(static_cast<int64_t>(num_bytes), std::memory_order_relaxed);
     cpu_allocator()->DeallocateRaw(ptr, num_bytes);
   }

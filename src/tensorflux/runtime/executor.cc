@@ -27,11 +27,12 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/match.h"
-#include "absl/time/clock.h"
+#include "tensorflux/core/allocation_tracker.h"
 #include "tensorflux/framework/numerics.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/framework/rendezvous.h"
 #include "tensorflux/framework/resource_var.h"
+#include "tensorflux/runtime/node_exec_stats.h"
 
 namespace tensorflux {
 namespace {
@@ -152,8 +153,11 @@ class Step {
   Status CheckUpdatedVariables(const NodeItem& item);
   void Abort(const Status& s);
   void Finish();
-  NodeExecStats* StartStats(const NodeItem& item);
-  void EndStats(NodeExecStats* st, int64_t op_end_ns);
+  // Step stats (runtime/node_exec_stats.h); only called when args_.step_stats is set.
+  NodeExecStats* StartStats(int id);
+  // Compute with op start/end times, outputs and the memory the node allocated.
+  void TracedCompute(const NodeItem& item, OpKernelContext* ctx, NodeExecStats* st);
+  void EndStats(const NodeItem& item, NodeExecStats* st);
 
   const ExecutorImpl* impl_;
   std::unique_ptr<Tensor[]> inputs_;
@@ -171,6 +175,8 @@ class Step {
   Status status_;
   std::mutex stats_mu_;
   DeviceStepStats dev_stats_;
+  // When each node became ready (nanos), kept only while tracing.
+  std::unique_ptr<int64_t[]> scheduled_ns_;
 };
 
 class ExecutorImpl : public Executor {
@@ -398,6 +404,9 @@ void Step::Start(const Executor::Args& args, Executor::DoneCallback done) {
   status_ = OkStatus();
   dev_stats_.Clear();
   const size_t n = impl_->items_.size();
+  if (args.step_stats != nullptr && scheduled_ns_ == nullptr) {
+    scheduled_ns_ = std::make_unique<int64_t[]>(n);
+  }
   for (size_t i = 0; i < n; ++i) {
     pending_[i].store(impl_->initial_pending_[i], std::memory_order_relaxed);
   }
@@ -408,6 +417,10 @@ void Step::Start(const Executor::Args& args, Executor::DoneCallback done) {
 }
 
 void Step::ScheduleReady(const int* ready, size_t n, ReadyQueue* q) {
+  if (args_.step_stats != nullptr) {
+    const int64_t now = nodestats::NowNanos();
+    for (size_t i = 0; i < n; ++i) scheduled_ns_[ready[i]] = now;
+  }
   ThreadPool* pool = args_.inter_op_pool;
   if (pool == nullptr) {
     for (size_t i = 0; i < n; ++i) q->push(ready[i]);
@@ -472,20 +485,22 @@ bool Step::ProcessNode(int id, ReadyQueue* q) {
     ClearInputs(item);
     return NodeDone(ready, q);
   }
+  NodeExecStats* stats = args_.step_stats != nullptr ? StartStats(id) : nullptr;
   if (item.deref_start != item.deref_end) {
     Status s = DerefInputs(item);
     if (!s.ok()) {
       Abort(errors::AttachNodeContext(s, item.node->name(), item.node->type_string()));
       ClearInputs(item);
+      if (stats != nullptr) EndStats(item, stats);
       return NodeDone(ready, q);
     }
   }
-  NodeExecStats* stats = args_.step_stats != nullptr ? StartStats(item) : nullptr;
   if (item.async) {
     OpKernelContext::Params params;
     FillParams(item, &params);
     auto* as = new AsyncState(this, id, params);
     as->stats = stats;
+    if (stats != nullptr) nodestats::SetOpStart(stats, nodestats::NowNanos());
     static_cast<AsyncOpKernel*>(item.kernel)->ComputeAsync(&as->ctx, [as] {
       as->step->AsyncDone(as);
     });
@@ -502,21 +517,27 @@ bool Step::ProcessNode(int id, ReadyQueue* q) {
   OpKernelContext ctx(&params);
   const bool measure = item.expensive && args_.inter_op_pool != nullptr;
   const uint64_t t0 = measure ? CycleNow() : 0;
-  item.kernel->Compute(&ctx);
+  if (stats == nullptr) {
+    item.kernel->Compute(&ctx);
+  } else {
+    TracedCompute(item, &ctx, stats);
+  }
   if (measure) impl_->RecordCost(id, CycleNow() - t0);
-  const int64_t op_end = stats != nullptr ? absl::GetCurrentTimeNanos() : 0;
   Status s = PostCompute(item, &ctx, &ready);
   if (!s.ok()) Abort(s);
-  if (stats != nullptr) EndStats(stats, op_end);
+  if (stats != nullptr) EndStats(item, stats);
   return NodeDone(ready, q);
 }
 
 void Step::AsyncDone(AsyncState* as) {
   const NodeItem& item = impl_->items_[as->id];
-  const int64_t op_end = as->stats != nullptr ? absl::GetCurrentTimeNanos() : 0;
+  if (as->stats != nullptr) {
+    nodestats::SetOpEnd(as->stats, nodestats::NowNanos());
+    if (as->ctx.status().ok()) nodestats::SetOutputs(as->stats, as->ctx.outputs(), nullptr);
+  }
   Status s = PostCompute(item, &as->ctx, &as->ready);
   if (!s.ok()) Abort(s);
-  if (as->stats != nullptr) EndStats(as->stats, op_end);
+  if (as->stats != nullptr) EndStats(item, as->stats);
   if (!as->handoff.exchange(true, std::memory_order_acq_rel)) return;  // ComputeAsync continues
   ReadyList ready = std::move(as->ready);
   delete as;
@@ -650,27 +671,37 @@ void Step::Abort(const Status& s) {
   cm_->StartCancel();
 }
 
-NodeExecStats* Step::StartStats(const NodeItem& item) {
-  const int64_t now = absl::GetCurrentTimeNanos();
-  std::lock_guard<std::mutex> l(stats_mu_);
-  NodeExecStats* st = dev_stats_.add_node_stats();
-  st->set_node_name(item.node->name());
-  st->set_all_start_micros(now / 1000);
-  st->set_all_start_nanos(now);
+// A node's NodeExecStats is written only by the threads running that node, one after the other;
+// the lock guards adding it to the step's list (earlier entries do not move).
+NodeExecStats* Step::StartStats(int id) {
+  const int64_t now = nodestats::NowNanos();
+  NodeExecStats* st;
+  {
+    std::lock_guard<std::mutex> l(stats_mu_);
+    st = dev_stats_.add_node_stats();
+  }
+  st->set_node_name(impl_->items_[id].node->name());
+  nodestats::SetScheduled(st, scheduled_ns_[id]);
+  nodestats::SetAllStart(st, now);
   st->set_thread_id(CurrentThreadTag());
   return st;
 }
 
-void Step::EndStats(NodeExecStats* st, int64_t op_end_ns) {
-  const int64_t end = absl::GetCurrentTimeNanos();
-  std::lock_guard<std::mutex> l(stats_mu_);
-  const int64_t start = st->all_start_nanos();
-  st->set_op_start_rel_micros(0);
-  st->set_op_start_rel_nanos(0);
-  st->set_op_end_rel_micros((op_end_ns - start) / 1000);
-  st->set_op_end_rel_nanos(op_end_ns - start);
-  st->set_all_end_rel_micros((end - start) / 1000);
-  st->set_all_end_rel_nanos(end - start);
+void Step::TracedCompute(const NodeItem& item, OpKernelContext* ctx, NodeExecStats* st) {
+  AllocationTracker tracker;
+  nodestats::SetOpStart(st, nodestats::NowNanos());
+  {
+    ScopedAllocationTracking tracking(&tracker);
+    item.kernel->Compute(ctx);
+  }
+  nodestats::SetOpEnd(st, nodestats::NowNanos());
+  if (ctx->status().ok()) nodestats::SetOutputs(st, ctx->outputs(), &tracker);
+  nodestats::SetMemory(st, tracker);
+}
+
+void Step::EndStats(const NodeItem& item, NodeExecStats* st) {
+  nodestats::SetAllEnd(st, nodestats::NowNanos());
+  nodestats::SetTimelineLabel(st, item.kernel->def());
 }
 
 void Step::Finish() {
@@ -680,10 +711,9 @@ void Step::Finish() {
     s = status_;
   }
   if (args_.step_stats != nullptr) {
+    dev_stats_.set_device(impl_->params_.device->name());
     std::lock_guard<std::mutex> l(g_step_stats_mu);
-    DeviceStepStats* d = args_.step_stats->add_dev_stats();
-    *d = std::move(dev_stats_);
-    d->set_device(impl_->params_.device->name());
+    MergeDeviceStepStats(std::move(dev_stats_), args_.step_stats);
   }
   if (aborted_.load(std::memory_order_acquire)) {
     // Nodes that never ran may still hold inputs.
@@ -705,8 +735,10 @@ void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) {
   }
   if (items_.empty()) {
     if (args.step_stats != nullptr) {
+      DeviceStepStats empty;
+      empty.set_device(params_.device->name());
       std::lock_guard<std::mutex> l(g_step_stats_mu);
-      args.step_stats->add_dev_stats()->set_device(params_.device->name());
+      MergeDeviceStepStats(std::move(empty), args.step_stats);
     }
     done(OkStatus());
     return;

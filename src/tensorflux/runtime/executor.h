@@ -45,7 +45,9 @@ class Executor {
     // cancellation manager is cancelled, so partitions waiting in a _Recv stop with that error.
     Rendezvous* rendezvous = nullptr;
     ThreadPool* inter_op_pool = nullptr;  // nullptr: run everything on the calling thread
-    StepStats* step_stats = nullptr;      // when non-null, one NodeExecStats per node run
+    // When non-null, one NodeExecStats per node run (runtime/node_exec_stats.h), merged into the
+    // DeviceStepStats of this executor's device when the step ends.
+    StepStats* step_stats = nullptr;
   };
   using DoneCallback = std::function<void(const Status&)>;
 

@@ -41,7 +41,8 @@
 // 0 = one per core, < 0 = everything on the calling thread); kernels parallelize on the intra-op
 // pool (intra_op_parallelism_threads: 0 = one per core, 1 = single-threaded).
 // RunOptions: trace_level other than NO_TRACE fills run_metadata->step_stats (one
-// DeviceStepStats, one NodeExecStats per node run); timeout_in_ms (else
+// DeviceStepStats per device, one NodeExecStats per node run, appended to any already there;
+// the fields are in runtime/node_exec_stats.h); timeout_in_ms (else
 // ConfigProto.operation_timeout_in_ms) > 0 cancels a step that runs longer, returning
 // DEADLINE_EXCEEDED; output_partition_graphs adds the executed graphs (one per device, with
 // their _Send/_Recv nodes) to run_metadata->partition_graphs.
