@@ -1,0 +1,95 @@
+// gRPC channels to the tasks of a cluster (TF's GrpcChannelCache), with the client side of the
+// server's security options.
+//
+// GrpcChannelOptions:
+//   TLS (use_tls): the server's certificate is checked against ca_cert_pem (empty: the system
+//     roots); client_cert_pem + client_key_pem authenticate this client to servers that ask
+//     for client certificates (both or neither). ssl_target_name_override names the host the
+//     server's certificate must be for when it differs from the address (e.g. certificates
+//     made for "localhost" used on 127.0.0.1).
+//   auth_token: sent on every call as the metadata "authorization: Bearer <token>"
+//     (PrepareClientContext does it; the server side compares it).
+//   max_message_size: the largest message a channel receives or sends, in bytes; -1 (default)
+//     is gRPC's limit, 2^31-1 bytes (so one tensor can be up to 2 GiB less the framing).
+//
+// GrpcChannelCache maps task names ("/job:worker/replica:0/task:1", or any device name within
+// one) to one lazily created channel per task, shared by every caller. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "tensorflux/core/status.h"
+#include "tensorflux/distributed/cluster_spec.h"
+
+namespace tensorflux {
+
+struct GrpcChannelOptions {
+  bool use_tls = false;
+  std::string ca_cert_pem;
+  std::string client_cert_pem;
+  std::string client_key_pem;
+  std::string ssl_target_name_override;
+  std::string auth_token;
+  int64_t max_message_size = -1;
+};
+
+// INVALID_ARGUMENT for a client certificate without its key (or the reverse), TLS material
+// given without use_tls, a token with characters not allowed in gRPC metadata (printable ASCII
+// only), or a max_message_size that is 0, below -1 or above 2^31-1.
+Status ValidateChannelOptions(const GrpcChannelOptions& options);
+
+// The channel arguments the options ask for (message sizes, TLS target override).
+grpc::ChannelArguments ChannelArgumentsFor(const GrpcChannelOptions& options);
+
+// A channel to "host:port" (ValidateChannelOptions's and ValidateAddress's errors).
+StatusOr<std::shared_ptr<grpc::Channel>> NewGrpcChannel(const std::string& address,
+                                                        const GrpcChannelOptions& options);
+
+// Readies a call: the token metadata, and a deadline `timeout_ms` from now when > 0.
+void PrepareClientContext(const GrpcChannelOptions& options, int64_t timeout_ms,
+                          grpc::ClientContext* ctx);
+
+// The "authorization" metadata value for a token: "Bearer <token>".
+std::string BearerAuthorization(std::string_view token);
+
+// grpc::Status <-> Status, same canonical code and message.
+Status FromGrpcStatus(const grpc::Status& s);
+grpc::Status ToGrpcStatus(const Status& s);
+
+class GrpcChannelCache {
+ public:
+  // ValidateChannelOptions's errors.
+  static StatusOr<std::unique_ptr<GrpcChannelCache>> Create(ClusterSpec cluster,
+                                                            GrpcChannelOptions options);
+
+  // The channel of the task that `task_or_device` names (ClusterSpec::AddressOf's errors:
+  // INVALID_ARGUMENT for a malformed name, NOT_FOUND for a task not in the cluster).
+  StatusOr<std::shared_ptr<grpc::Channel>> FindChannel(std::string_view task_or_device);
+  // "host:port" of that task (same errors).
+  StatusOr<std::string> TargetAddress(std::string_view task_or_device) const;
+  // Every task of the cluster ("/job:ps/replica:0/task:0", ...).
+  std::vector<std::string> ListWorkers() const { return cluster_.TaskNames(); }
+
+  const ClusterSpec& cluster() const { return cluster_; }
+  const GrpcChannelOptions& options() const { return options_; }
+
+ private:
+  GrpcChannelCache(ClusterSpec cluster, GrpcChannelOptions options)
+      : cluster_(std::move(cluster)), options_(std::move(options)) {}
+
+  const ClusterSpec cluster_;
+  const GrpcChannelOptions options_;
+  std::mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<grpc::Channel>> channels_;  // by task name
+};
+
+}  // namespace tensorflux
