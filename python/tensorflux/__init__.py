@@ -51,6 +51,7 @@ from tensorflux.ops.math_ops2 import (
     where_v2)  # noqa: A004
 from tensorflux.ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm
 from tensorflux.ops.control_flow_ops import group, no_op
+from tensorflux.ops.data_flow_ops import ConditionalAccumulator, FIFOQueue
 from tensorflux.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
     reduce_sum)

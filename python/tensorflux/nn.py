@@ -27,3 +27,7 @@ from tensorflux.ops.pool_bn_ops import avg_pool2d  # noqa: F401
 from tensorflux.ops.pool_bn_ops import fused_batch_norm  # noqa: F401
 from tensorflux.ops.pool_bn_ops import max_pool  # noqa: F401
 from tensorflux.ops.pool_bn_ops import max_pool2d  # noqa: F401
+from tensorflux.ops.sync_batch_norm import batch_normalization  # noqa: F401
+from tensorflux.ops.sync_batch_norm import moments  # noqa: F401
+from tensorflux.ops.sync_batch_norm import sync_batch_normalization  # noqa: F401
+from tensorflux.ops.sync_batch_norm import sync_moments  # noqa: F401

@@ -1,5 +1,7 @@
 """tx.train: training under TF 1.x's tf.train names: optimizers, the global step,
-learning-rate schedules and the Saver."""
+learning-rate schedules, the Saver, and distributed training (ClusterSpec,
+replica_device_setter, SyncReplicasOptimizer, in-graph towers, MonitoredTrainingSession and its
+hooks, QueueRunner and Coordinator)."""
 
 from tensorflux.training.learning_rate_decay import cosine_decay  # noqa: F401
 from tensorflux.training.learning_rate_decay import cosine_decay_restarts  # noqa: F401
@@ -22,6 +24,31 @@ from tensorflux.training.training_util import get_or_create_global_step  # noqa:
 from tensorflux.training.saver import Saver  # noqa: F401
 from tensorflux.training.saver import get_checkpoint_state  # noqa: F401
 from tensorflux.training.saver import latest_checkpoint  # noqa: F401
+from tensorflux.training.basic_session_run_hooks import CheckpointSaverHook  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import CheckpointSaverListener  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import SecondOrStepTimer  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import StopAtStepHook  # noqa: F401,E402
+from tensorflux.training.coordinator import Coordinator  # noqa: F401,E402
+from tensorflux.training.device_setter import GreedyLoadBalancingStrategy  # noqa: F401,E402
+from tensorflux.training.device_setter import byte_size_load_fn  # noqa: F401,E402
+from tensorflux.training.device_setter import replica_device_setter  # noqa: F401,E402
+from tensorflux.training.monitored_session import ChiefSessionCreator  # noqa: F401,E402
+from tensorflux.training.monitored_session import MonitoredSession  # noqa: F401,E402
+from tensorflux.training.monitored_session import MonitoredTrainingSession  # noqa: F401,E402
+from tensorflux.training.monitored_session import Scaffold  # noqa: F401,E402
+from tensorflux.training.monitored_session import SessionCreator  # noqa: F401,E402
+from tensorflux.training.monitored_session import WorkerSessionCreator  # noqa: F401,E402
+from tensorflux.training.queue_runner import QueueRunner  # noqa: F401,E402
+from tensorflux.training.queue_runner import add_queue_runner  # noqa: F401,E402
+from tensorflux.training.queue_runner import start_queue_runners  # noqa: F401,E402
+from tensorflux.training.replication import average_gradients  # noqa: F401,E402
+from tensorflux.training.replication import towers  # noqa: F401,E402
+from tensorflux.training.server_lib import ClusterSpec  # noqa: F401,E402
+from tensorflux.training.session_run_hook import SessionRunArgs  # noqa: F401,E402
+from tensorflux.training.session_run_hook import SessionRunContext  # noqa: F401,E402
+from tensorflux.training.session_run_hook import SessionRunHook  # noqa: F401,E402
+from tensorflux.training.session_run_hook import SessionRunValues  # noqa: F401,E402
+from tensorflux.training.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401,E402
 # tf.train.Example and its parts (TF's protos, byte-compatible).
 from tensorflux.example_pb2 import Example, SequenceExample  # noqa: F401,E402
 from tensorflux.feature_pb2 import (  # noqa: F401,E402

@@ -367,6 +367,8 @@ class GraphKeys:
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"
     READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    QUEUE_RUNNERS = "queue_runners"
     SUMMARIES = "summaries"
     ACTIVATIONS = "activations"
     WEIGHTS = "weights"

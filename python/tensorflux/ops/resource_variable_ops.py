@@ -98,11 +98,17 @@ class ResourceVariable:
                  "shared_name": ops._attr_from_python(handle_name, "string"),
                  "container": ops._attr_from_python("", "string")},
                 name=handle_name, exact_name=True).outputs[0]
-            self._is_initialized_op = var_is_initialized_op(self._handle, name="IsInitialized")
-            self._initializer_op = assign_variable_op(
-                self._handle, self._initial_value, validate_shape=validate_shape, name="Assign")
-            with graph.name_scope("Read"):
-                self._graph_element = self._read("ReadVariableOp")
+            # The ops on the handle go where the handle went (TF: ops.device(handle.device)),
+            # so that a device function (tx.train.replica_device_setter) that sends the
+            # VarHandleOp to a ps task sends them there too.
+            with graph.device(self._handle.device):
+                self._is_initialized_op = var_is_initialized_op(self._handle,
+                                                                name="IsInitialized")
+                self._initializer_op = assign_variable_op(
+                    self._handle, self._initial_value, validate_shape=validate_shape,
+                    name="Assign")
+                with graph.name_scope("Read"):
+                    self._graph_element = self._read("ReadVariableOp")
         self._trainable = trainable
         self._name = self._handle.name
         for key in collections:
@@ -153,11 +159,13 @@ class ResourceVariable:
         return self._initial_value
 
     def is_initialized(self, name=None):
-        return var_is_initialized_op(self._handle, name=name)
+        with self.graph.device(self._handle.device):
+            return var_is_initialized_op(self._handle, name=name)
 
     # -- reads
     def _read(self, name):
-        value = read_variable_op(self._handle, self._dtype, name=name)
+        with self.graph.device(self._handle.device):
+            value = read_variable_op(self._handle, self._dtype, name=name)
         value.set_shape(self._shape)
         return value
 
@@ -183,7 +191,8 @@ class ResourceVariable:
         value = ops.convert_to_tensor(value, dtype=self._dtype)
         if not self._shape.is_compatible_with(value.shape) and kwargs.get("validate_shape", True):
             raise ValueError("Shapes %s and %s are incompatible" % (self._shape, value.shape))
-        update = op_fn(self._handle, value, name=name, **kwargs)
+        with self.graph.device(self._handle.device):
+            update = op_fn(self._handle, value, name=name, **kwargs)
         if not read_value:
             return update
         with self.graph.control_dependencies([update]):

@@ -146,7 +146,9 @@ class Optimizer:
                     if grad.dtype.base_dtype != var.dtype.base_dtype:
                         raise TypeError("Gradient of %s has dtype %s, the variable %s"
                                         % (var.name, grad.dtype.name, var.dtype.base_dtype.name))
-                    with ops.name_scope("update_" + var.op.name):
+                    # On the variable's device (TF colocates the update with the variable):
+                    # under tx.train.replica_device_setter that is its ps task.
+                    with ops.name_scope("update_" + var.op.name), graph.device(var.device):
                         update_ops.append(self._apply_dense(grad, var))
                 if global_step is None:
                     apply_updates = self._finish(update_ops, scope)
@@ -238,7 +240,8 @@ class Optimizer:
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            with graph.as_default(), graph.control_dependencies(None), graph.name_scope(None):
+            with graph.as_default(), graph.control_dependencies(None), graph.name_scope(None), \
+                    graph.device(colocate_with.device):
                 v = variables.Variable(initial_value, name=name, trainable=False,
                                        dtype=colocate_with.dtype.base_dtype)
             self._non_slot_dict[key] = v
@@ -257,9 +260,10 @@ class Optimizer:
 
 def _create_slot(primary, initializer, shape, dtype, op_name):
     """A slot variable of `primary` named "<primary>/<op_name>", with "_1", "_2", ... appended
-    when taken (TF's slot names), made through the get_variable store."""
+    when taken (TF's slot names), made through the get_variable store, on the primary's
+    device (TF colocates slots with their variable: the same ps task)."""
     graph = primary.op.graph
-    with graph.as_default():
+    with graph.as_default(), graph.device(primary.device):
         store = variable_scope._var_store()
         base = primary.op.name + "/" + op_name
         name, i = base, 0
@@ -287,5 +291,7 @@ def _increment(global_step, name):
     if not global_step.dtype.base_dtype.is_integer:
         raise TypeError("Existing \"global_step\" does not have integer type: %s"
                         % global_step.dtype.name)
-    one = ops.convert_to_tensor(1, dtype=global_step.dtype.base_dtype)
-    return apply_op("AssignAddVariableOp", resource=global_step.handle, value=one, name=name)
+    with global_step.graph.device(global_step.device):
+        one = ops.convert_to_tensor(1, dtype=global_step.dtype.base_dtype)
+        return apply_op("AssignAddVariableOp", resource=global_step.handle, value=one,
+                        name=name)

@@ -1,0 +1,174 @@
+"""The standard hooks of tx.train (TF 1.x's basic_session_run_hooks): StopAtStepHook,
+CheckpointSaverHook and the SecondOrStepTimer they use.
+
+StopAtStepHook(num_steps=N) stops N steps after the global step the first session started at;
+last_step=N stops when the global step reaches N. CheckpointSaverHook saves a checkpoint
+(tx.train.Saver: atomic writes, see training/saver.py) when a session is created, every
+save_secs seconds or save_steps global steps, and at the end.
+"""
+
+import os
+import time
+
+from tensorflux.framework import ops
+from tensorflux.training import session_run_hook
+from tensorflux.training import training_util
+
+
+class SecondOrStepTimer:
+    """Triggers every `every_secs` seconds or every `every_steps` steps (exactly one)."""
+
+    def __init__(self, every_secs=None, every_steps=None):
+        if (every_secs is None) == (every_steps is None):
+            raise ValueError("exactly one of every_secs and every_steps should be provided.")
+        self._every_secs = every_secs
+        self._every_steps = every_steps
+        self._last_triggered_step = None
+        self._last_triggered_time = None
+
+    def reset(self):
+        self._last_triggered_step = None
+        self._last_triggered_time = None
+
+    def should_trigger_for_step(self, step):
+        if self._last_triggered_step is None:
+            return True
+        if self._last_triggered_step == step:
+            return False
+        if self._every_secs is not None:
+            return time.time() >= self._last_triggered_time + self._every_secs
+        return step >= self._last_triggered_step + self._every_steps
+
+    def update_last_triggered_step(self, step):
+        now = time.time()
+        elapsed = (None if self._last_triggered_time is None
+                   else (now - self._last_triggered_time, step - self._last_triggered_step))
+        self._last_triggered_time = now
+        self._last_triggered_step = step
+        return elapsed
+
+    def last_triggered_step(self):
+        return self._last_triggered_step
+
+
+def _global_step_tensor(hook_name):
+    step = training_util.get_global_step()
+    if step is None:
+        raise RuntimeError("Global step should be created to use %s." % hook_name)
+    return step
+
+
+class StopAtStepHook(session_run_hook.SessionRunHook):
+    """Requests a stop at a global step (see the module docstring)."""
+
+    def __init__(self, num_steps=None, last_step=None):
+        if num_steps is None and last_step is None:
+            raise ValueError("One of num_steps or last_step must be specified.")
+        if num_steps is not None and last_step is not None:
+            raise ValueError("Only one of num_steps or last_step can be specified.")
+        self._num_steps = num_steps
+        self._last_step = last_step
+
+    def begin(self):
+        self._global_step_tensor = _global_step_tensor("StopAtStepHook")
+
+    def after_create_session(self, session, coord):
+        if self._last_step is None:
+            self._last_step = int(session.run(self._global_step_tensor)) + self._num_steps
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        # The value fetched is from before this run's update: +1 is the step now, usually.
+        if int(run_values.results) + 1 >= self._last_step:
+            step = int(run_context.session.run(self._global_step_tensor))
+            if step >= self._last_step:
+                run_context.request_stop()
+
+
+class CheckpointSaverHook(session_run_hook.SessionRunHook):
+    """Saves checkpoints to checkpoint_dir/checkpoint_basename-<step> (see the module
+    docstring). Exactly one of save_secs and save_steps (ValueError otherwise)."""
+
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None):
+        if saver is not None and scaffold is not None:
+            raise ValueError("You cannot provide both saver and scaffold.")
+        self._saver = saver
+        self._checkpoint_dir = checkpoint_dir
+        self._save_path = os.path.join(checkpoint_dir, checkpoint_basename)
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+        self._listeners = list(listeners or [])
+
+    def begin(self):
+        self._global_step_tensor = _global_step_tensor("CheckpointSaverHook")
+        for listener in self._listeners:
+            listener.begin()
+
+    def after_create_session(self, session, coord):
+        os.makedirs(self._checkpoint_dir, exist_ok=True)
+        step = int(session.run(self._global_step_tensor))
+        self._save(session, step)
+        self._timer.update_last_triggered_step(step)
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        stale_step = int(run_values.results)
+        if self._timer.should_trigger_for_step(stale_step + 1):
+            step = int(run_context.session.run(self._global_step_tensor))
+            if self._timer.should_trigger_for_step(step):
+                self._timer.update_last_triggered_step(step)
+                if self._save(run_context.session, step):
+                    run_context.request_stop()
+
+    def end(self, session):
+        step = int(session.run(self._global_step_tensor))
+        if step != self._timer.last_triggered_step():
+            self._save(session, step)
+        for listener in self._listeners:
+            listener.end(session, step)
+
+    def _get_saver(self):
+        if self._saver is not None:
+            return self._saver
+        if self._scaffold is not None and self._scaffold.saver is not None:
+            return self._scaffold.saver
+        savers = ops.get_collection(ops.GraphKeys.SAVERS)
+        if len(savers) != 1:
+            raise RuntimeError("CheckpointSaverHook needs a saver: pass saver= or scaffold=, "
+                               "or put exactly one Saver in GraphKeys.SAVERS (found %d)"
+                               % len(savers))
+        self._saver = savers[0]
+        return self._saver
+
+    def _save(self, session, step):
+        """Saves; True when a listener asks to stop (TF's listener protocol)."""
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        self._get_saver().save(session, self._save_path, global_step=step)
+        stop = False
+        for listener in self._listeners:
+            if listener.after_save(session, step):
+                stop = True
+        return stop
+
+
+class CheckpointSaverListener:
+    """Called by CheckpointSaverHook around each save (after_save returning True stops)."""
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
