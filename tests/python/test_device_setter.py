@@ -115,3 +115,13 @@ def _adam(w, steps, lr=0.1, b1=0.9, b2=0.999, eps=1e-8):
         v = b2 * v + (1 - b2) * g * g
         w = w - lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t) * m / (np.sqrt(v) + eps)
     return w
+
+
+def test_cluster_spec_as_cluster_def_round_trip():
+    spec = tx.train.ClusterSpec({"ps": ["p0:1"], "worker": {0: "w0:1", 2: "w2:1"}})
+    cluster_def = spec.as_cluster_def()
+    assert [j.name for j in cluster_def.job] == ["ps", "worker"]
+    assert dict(cluster_def.job[1].tasks) == {0: "w0:1", 2: "w2:1"}
+    back = tx.train.ClusterSpec(cluster_def)
+    assert back == spec
+    assert back.task_address("worker", 2) == "w2:1"

@@ -43,7 +43,7 @@ def _address(job_name, addr):
 class ClusterSpec:
     """The jobs and task addresses of a cluster (see the module docstring). Built from a dict
     {job: [address, ...] or {index: address}}, another ClusterSpec, or a ClusterDef proto
-    (tensorflux.cluster_pb2, when the distributed runtime provides it)."""
+    (tensorflux.cluster_pb2)."""
 
     def __init__(self, cluster):
         if isinstance(cluster, ClusterSpec):
