@@ -112,3 +112,50 @@ def test_async_replicas_apply_every_gradient():
             got_w, got_step = sess.run([w, step])
     assert got_step == N * K
     np.testing.assert_allclose(got_w, w0 - LR * K * cs.sum(0), rtol=1e-12)
+
+
+def test_sync_replicas_in_a_monitored_training_session_with_recovery(tmp_path):
+    """One replica (the chief) through MonitoredTrainingSession: the hook starts the chief's
+    queue runner; an AbortedError mid-training recreates the session (restoring the latest
+    checkpoint, restarting the queue runner); closing ends the runner's waiting take."""
+    xs, ys, w0 = _shards()
+
+    class FailOnce(tx.train.SessionRunHook):
+        fired = False
+
+        def before_run(self, run_context):
+            return tx.train.SessionRunArgs(tx.train.get_global_step())
+
+        def after_run(self, run_context, run_values):
+            if not FailOnce.fired and run_values.results == 3:
+                FailOnce.fired = True
+                raise tx.errors.AbortedError(None, None, "injected")
+
+    with tx.Graph().as_default():
+        step = tx.train.get_or_create_global_step()
+        w = tx.Variable(w0, name="w")
+        loss = tx.reduce_mean(tx.square(tx.matmul(tx.constant(xs[0]), w) - ys[0]))
+        opt = tx.train.SyncReplicasOptimizer(tx.train.GradientDescentOptimizer(LR),
+                                             replicas_to_aggregate=1)
+        train = opt.minimize(loss, global_step=step)
+        hooks = [opt.make_session_run_hook(is_chief=True), FailOnce(),
+                 tx.train.StopAtStepHook(last_step=K + 2)]
+        runs = 0
+        with tx.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path),
+                                               save_checkpoint_steps=2, hooks=hooks) as sess:
+            while not sess.should_stop():
+                sess.run(train, options=tx.RunOptions(timeout_in_ms=20000))
+                runs += 1
+    assert FailOnce.fired
+    path = tx.train.latest_checkpoint(str(tmp_path))
+    assert path.endswith("model.ckpt-%d.safetensors" % (K + 2))
+    with tx.Graph().as_default():
+        w = tx.Variable(w0, name="w")
+        tx.train.get_or_create_global_step()
+        with tx.Session() as s:
+            tx.train.Saver().restore(s, path)
+            got = s.run(w)
+    want = w0.copy()
+    for _ in range(K + 2):
+        want = want - LR * 2 * xs[0].T @ (xs[0] @ want - ys[0]) / 6
+    np.testing.assert_allclose(got, want, rtol=1e-12)
