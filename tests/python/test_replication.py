@@ -108,3 +108,47 @@ def test_sync_moments_errors():
             tx.nn.sync_moments([], [0])
         with pytest.raises(ValueError, match="must include 0"):
             tx.nn.sync_moments([tx.zeros([2, 3])], [1])
+
+
+@pytest.mark.parametrize("shape,axis", [((5, 3), -1), ((2, 4, 4, 3), -1), ((2, 3, 4, 4), 1)])
+def test_synchronized_batch_norm_layer_equals_the_layer_on_the_concatenated_batch(shape, axis):
+    rng = np.random.RandomState(5)
+    towers = [rng.randn(*shape).astype(np.float32) * 2 - 1 for _ in range(4)]
+    with tx.Graph().as_default():
+        inputs = []
+        for i, dev in enumerate(DEVICES):
+            with tx.device(dev):
+                inputs.append(tx.identity(tx.constant(towers[i])))
+        sync = tx.layers.BatchNormalization(axis=axis, momentum=0.9, synchronized=True,
+                                            name="sync_bn")
+        outs = sync(inputs, training=True)
+        assert [o.op.device for o in outs] == DEVICES
+        plain = tx.layers.BatchNormalization(axis=axis, momentum=0.9, name="plain_bn")
+        ref = plain(tx.concat(inputs, 0), training=True)
+        infer = sync(inputs, training=False)
+        with tx.Session(config=_config()) as sess:
+            sess.run(tx.global_variables_initializer())
+            got, want = sess.run([tx.concat(outs, 0), ref])
+            sess.run(sync.updates + plain.updates)
+            moving = sess.run([sync.moving_mean, sync.moving_variance,
+                               plain.moving_mean, plain.moving_variance])
+            got_infer = sess.run(tx.concat(infer, 0))
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    np.testing.assert_allclose(moving[0], moving[2], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(moving[1], moving[3], rtol=1e-5)
+    # Inference: the moving statistics, per channel.
+    cat = np.concatenate(towers, 0).astype(np.float64)
+    bshape = [1] * len(shape)
+    bshape[axis] = shape[axis]
+    mm = moving[0].reshape(bshape)
+    mv = moving[1].reshape(bshape)
+    np.testing.assert_allclose(got_infer, (cat - mm) / np.sqrt(mv + 1e-3), atol=1e-5)
+
+
+def test_synchronized_batch_norm_layer_needs_a_list():
+    with tx.Graph().as_default():
+        bn = tx.layers.BatchNormalization(synchronized=True)
+        with pytest.raises(ValueError, match="list of the towers"):
+            bn(tx.zeros([2, 3]), training=True)
+        with pytest.raises(ValueError, match="differ in dimension 0 only"):
+            bn([tx.zeros([2, 3]), tx.zeros([2, 4])], training=True)

@@ -155,18 +155,22 @@ class Layer:
         inputs = ops.convert_to_tensor(inputs, dtype=self._dtype, name="inputs")
         if self._dtype is None:
             self._dtype = inputs.dtype.base_dtype
+        return self._call_in_scope(inputs.shape, lambda: self.call(inputs, *args, **kwargs))
+
+    def _call_in_scope(self, input_shape, call_fn):
+        """call_fn() in the layer's scope, after build(input_shape) on the first call."""
         vs = _vs()
         if self._scope is None:
             with vs.variable_scope(self._name, default_name=self._base_name,
                                    reuse=self._reuse) as scope:
                 self._scope = scope
                 if not self.built:
-                    self.build(inputs.shape)
+                    self.build(input_shape)
                     self.built = True
-                return self.call(inputs, *args, **kwargs)
+                return call_fn()
         # A later call: the variables exist; the ops go to a fresh name scope.
         with ops.name_scope(self._scope.name.split("/")[-1]):
-            return self.call(inputs, *args, **kwargs)
+            return call_fn()
 
     apply = __call__
 

@@ -23,6 +23,17 @@ beta (zeros; absent when center=False), moving_mean (zeros) and moving_variance 
 moving ones non-trainable. axis: the channel dim: -1 / last (any rank >= 2; inputs are viewed
 as [-1, 1, 1, C]) or 1 for 4-D NCHW inputs. epsilon below 1.001e-5 is raised to it (the fused
 op's floor, as TF's fused path does).
+
+Synchronized batch normalization (in-graph replication, tx.train.towers): a layer made with
+synchronized=True is called once with the list of the towers' inputs (one per device, split
+along the batch) and returns the list of outputs. In training the batch statistics are those of
+all towers together (tx.nn.sync_moments: each tower reduces its slice on its device, only
+per-channel sums cross devices), so the outputs and the moving-statistics update equal those
+of this layer on the concatenated batch; inference normalizes each tower with the moving
+statistics on its device.
+
+    bn = tx.layers.BatchNormalization(synchronized=True)
+    outs = bn([h_tower0, h_tower1, h_tower2, h_tower3], training=True)
 """
 
 import numpy as np
@@ -35,6 +46,7 @@ from tensorflux.ops import math_ops
 from tensorflux.ops import math_ops2
 from tensorflux.ops import nn_impl
 from tensorflux.ops import pool_bn_ops
+from tensorflux.ops import sync_batch_norm
 
 
 def _init(name):
@@ -48,8 +60,10 @@ class BatchNormalization(base.Layer):
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer=None, gamma_initializer=None, moving_mean_initializer=None,
                  moving_variance_initializer=None, beta_regularizer=None,
-                 gamma_regularizer=None, trainable=True, name=None, fused=None, **kwargs):
+                 gamma_regularizer=None, trainable=True, name=None, fused=None,
+                 synchronized=False, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
+        self.synchronized = bool(synchronized)
         if isinstance(axis, (list, tuple)):
             if len(axis) != 1:
                 raise ValueError("BatchNormalization supports one channel axis, got %r"
@@ -139,22 +153,89 @@ class BatchNormalization(base.Layer):
                 # TF's non-fused path moves toward the biased batch variance.
                 n = math_ops.cast(array_ops.size(x), param_dtype) / float(c)
                 var = var * ((n - 1.0) / n)
-            decay = 1.0 - self.momentum
-            if static:
-                decay = ops.convert_to_tensor(decay, dtype=param_dtype, name="decay")
-            else:
-                decay = math_ops2.where_v2(training, ops.convert_to_tensor(decay, param_dtype),
-                                           ops.convert_to_tensor(0.0, param_dtype),
-                                           name="decay")
-            for variable, value in ((self.moving_mean, mean), (self.moving_variance, var)):
-                with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
-                    delta = (variable.read_value() - value) * decay
-                    self.add_update(variable.assign_sub(delta, read_value=False))
+            self._update_moving_statistics(mean, var, training, static, param_dtype)
         if rank != 4:
             dims = inputs.shape.as_list()
             y = array_ops.reshape(y, np.int32([-1] + dims[1:]) if None not in dims[1:]
                                   else array_ops.shape(inputs))
         return y
+
+
+    def _update_moving_statistics(self, mean, var, training, static, param_dtype):
+        """moving -= (moving - batch) * (1 - momentum), through UPDATE_OPS; momentum 1 (no
+        change) when a run-time `training` is false."""
+        decay = 1.0 - self.momentum
+        if static:
+            decay = ops.convert_to_tensor(decay, dtype=param_dtype, name="decay")
+        else:
+            decay = math_ops2.where_v2(training, ops.convert_to_tensor(decay, param_dtype),
+                                       ops.convert_to_tensor(0.0, param_dtype), name="decay")
+        for variable, value in ((self.moving_mean, mean), (self.moving_variance, var)):
+            with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
+                delta = (variable.read_value() - value) * decay
+                self.add_update(variable.assign_sub(delta, read_value=False))
+
+    # ---------------------------------------------------------------- synchronized
+    def __call__(self, inputs, *args, **kwargs):
+        if not self.synchronized:
+            return super().__call__(inputs, *args, **kwargs)
+        if not isinstance(inputs, (list, tuple)) or not inputs:
+            raise ValueError("A synchronized BatchNormalization takes the list of the towers' "
+                             "inputs, got %r" % (inputs,))
+        towers = [ops.convert_to_tensor(x, dtype=self._dtype, name="inputs") for x in inputs]
+        if self._dtype is None:
+            self._dtype = towers[0].dtype.base_dtype
+        for x in towers[1:]:
+            if (x.shape.ndims != towers[0].shape.ndims
+                    or not x.shape[1:].is_compatible_with(towers[0].shape[1:])):
+                raise ValueError("The towers' inputs must differ in dimension 0 only: %s vs %s"
+                                 % (x.shape, towers[0].shape))
+        return self._call_in_scope(towers[0].shape,
+                                   lambda: self._call_towers(towers, *args, **kwargs))
+
+    def _call_towers(self, towers, training=False):
+        static = nn_impl.static_bool(training)
+        graph = towers[0].graph
+
+        def infer():
+            outs = []
+            for x in towers:
+                with graph.device(x.device):
+                    outs.append(self.call(x, training=False))
+            return outs
+
+        if static is False:
+            return infer()
+        rank = towers[0].shape.ndims
+        channel = self.axis % rank
+        reduce_axes = [d for d in range(rank) if d != channel]
+        bshape = [1] * rank
+        bshape[channel] = self._channels
+        param_dtype = dtypes.float64 if self._dtype == dtypes.float64 else dtypes.float32
+        mean, var = sync_batch_norm.sync_moments(towers, reduce_axes, keep_dims=True)
+
+        def param(p):
+            if p is None:
+                return None
+            return math_ops.cast(array_ops.reshape(p, np.int32(bshape)), self._dtype)
+
+        gamma, beta = param(self.gamma), param(self.beta)
+        outs = []
+        for x in towers:
+            with graph.device(x.device):
+                outs.append(sync_batch_norm.batch_normalization(x, mean, var, beta, gamma,
+                                                                self.epsilon))
+        if static is None:
+            outs = [math_ops2.where_v2(training, y, y_infer) for y, y_infer in zip(outs, infer())]
+        mean = math_ops.cast(array_ops.reshape(mean, np.int32([self._channels])), param_dtype)
+        var = math_ops.cast(array_ops.reshape(var, np.int32([self._channels])), param_dtype)
+        if rank == 4:
+            # The fused layer moves toward the Bessel-corrected variance of its whole batch.
+            n = math_ops2.add_n([math_ops.cast(array_ops.size(x), param_dtype)
+                                 for x in towers]) / float(self._channels)
+            var = var * (n / (n - 1.0))
+        self._update_moving_statistics(mean, var, training, static, param_dtype)
+        return outs
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

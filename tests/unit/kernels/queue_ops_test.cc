@@ -1,7 +1,10 @@
 // FIFOQueueV2 and its ops through LocalSession: FIFO order, EnqueueMany/DequeueMany, blocking on
 // a full or empty queue until another step acts, close semantics, cancellation of a blocked op
 // (timeout, an error elsewhere in the step, Session::Close), and the errors for bad input.
+#include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "data_flow_test_util.h"
@@ -184,6 +187,53 @@ TEST(FIFOQueueTest, BlockedDequeueEndsWhenTheSessionCloses) {
   EXPECT_TRUE(deq.StillBlockedAfter(50));
   ASSERT_TRUE(s->Close().ok());
   EXPECT_EQ(deq.Wait().code(), absl::StatusCode::kCancelled);
+}
+
+// Producers and consumers racing on a small queue (every enqueue and dequeue waits at times):
+// every element comes out exactly once, and each producer's elements in its order.
+TEST(FIFOQueueTest, ConcurrentProducersAndConsumersLoseNothing) {
+  auto s = NewSession(QueueGraph(3));
+  constexpr int kThreads = 4, kEach = 150;
+  std::vector<std::thread> threads;
+  std::vector<std::vector<int32_t>> got(kThreads);
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<Tensor> out;
+      for (int k = 0; k < kEach; ++k) {
+        if (!s->Run(One(t, k, t * 1000 + k), {}, {"enq"}, &out).ok()) failures++;
+      }
+    });
+    threads.emplace_back([&, t] {
+      std::vector<Tensor> out;
+      for (int k = 0; k < kEach; ++k) {
+        if (!s->Run({}, {"deq:1"}, {}, &out).ok()) {
+          failures++;
+          continue;
+        }
+        got[t].push_back(out[0].scalar<int32_t>());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::vector<int32_t> all;
+  for (int t = 0; t < kThreads; ++t) {
+    // A consumer sees each producer's elements in the order they were enqueued.
+    std::vector<int32_t> last(kThreads, -1);
+    for (int32_t v : got[t]) {
+      EXPECT_GT(v % 1000, last[v / 1000]) << v;
+      last[v / 1000] = v % 1000;
+    }
+    all.insert(all.end(), got[t].begin(), got[t].end());
+  }
+  std::sort(all.begin(), all.end());
+  std::vector<int32_t> want;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int k = 0; k < kEach; ++k) want.push_back(t * 1000 + k);
+  }
+  EXPECT_EQ(all, want);
+  EXPECT_EQ(Size(s.get()), 0);
 }
 
 TEST(FIFOQueueTest, BadInputIsInvalidArgumentNamingTheNode) {
