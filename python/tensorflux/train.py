@@ -26,6 +26,11 @@ from tensorflux.training.saver import get_checkpoint_state  # noqa: F401
 from tensorflux.training.saver import latest_checkpoint  # noqa: F401
 from tensorflux.training.basic_session_run_hooks import CheckpointSaverHook  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import CheckpointSaverListener  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import FeedFnHook  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import FinalOpsHook  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import LoggingTensorHook  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import NanLossDuringTrainingError  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import NanTensorHook  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import SecondOrStepTimer  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import StopAtStepHook  # noqa: F401,E402
 from tensorflux.training.coordinator import Coordinator  # noqa: F401,E402

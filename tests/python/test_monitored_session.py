@@ -190,3 +190,47 @@ def test_worker_waits_for_the_chief_then_gives_up():
         creator = tx.train.WorkerSessionCreator(max_wait_secs=1, recovery_wait_secs=0.1)
         with tx.train.MonitoredSession(session_creator=creator) as sess:
             assert sess.run(local) == 2.0
+
+
+def _counter_graph():
+    x = tx.placeholder(tx.float64, [], name="x")
+    step = tx.train.get_or_create_global_step()
+    total = tx.Variable(0.0, name="total", dtype=tx.float64)
+    add = tx.group(total.assign_add(x), step.assign_add(1))
+    return x, total, add
+
+
+def test_logging_feed_and_final_ops_hooks(caplog):
+    with tx.Graph().as_default():
+        x, total, add = _counter_graph()
+        feeds = iter([1.0, 2.0, 3.0, 4.0])
+        final = tx.train.FinalOpsHook(total.read_value())
+        log = tx.train.LoggingTensorHook({"x": x, "double": x * 2}, every_n_iter=2)
+        hooks = [tx.train.FeedFnHook(lambda: {x: next(feeds)}), final, log,
+                 tx.train.StopAtStepHook(last_step=4)]
+        caplog.set_level("INFO", logger="tensorflux")
+        with tx.train.MonitoredSession(hooks=hooks) as sess:
+            while not sess.should_stop():
+                sess.run(add)
+        assert final.final_ops_values == 10.0
+        logged = [r.getMessage() for r in caplog.records if "x = " in r.getMessage()]
+        assert logged == ["double = 2.0, x = 1.0", "double = 6.0, x = 3.0"]  # runs 1 and 3
+    with pytest.raises(ValueError):
+        tx.train.LoggingTensorHook(["a"])
+
+
+def test_nan_tensor_hook():
+    with tx.Graph().as_default():
+        x, _, add = _counter_graph()
+        with pytest.raises(tx.train.NanLossDuringTrainingError):
+            with tx.train.MonitoredSession(hooks=[tx.train.NanTensorHook(tx.log(x))]) as sess:
+                sess.run(add, {x: 1.0})
+                sess.run(add, {x: -1.0})
+    with tx.Graph().as_default():
+        x, _, add = _counter_graph()
+        stop = tx.train.NanTensorHook(tx.log(x), fail_on_nan_loss=False)
+        with tx.train.MonitoredSession(hooks=[stop]) as sess:
+            sess.run(add, {x: 2.0})
+            assert not sess.should_stop()
+            sess.run(add, {x: -1.0})
+            assert sess.should_stop()

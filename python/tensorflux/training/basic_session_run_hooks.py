@@ -1,14 +1,23 @@
 """The standard hooks of tx.train (TF 1.x's basic_session_run_hooks): StopAtStepHook,
-CheckpointSaverHook and the SecondOrStepTimer they use.
+CheckpointSaverHook, NanTensorHook, LoggingTensorHook, FeedFnHook, FinalOpsHook and the
+SecondOrStepTimer they use.
 
 StopAtStepHook(num_steps=N) stops N steps after the global step the first session started at;
 last_step=N stops when the global step reaches N. CheckpointSaverHook saves a checkpoint
 (tx.train.Saver: atomic writes, see training/saver.py) when a session is created, every
 save_secs seconds or save_steps global steps, and at the end.
+NanTensorHook(loss) raises NanLossDuringTrainingError (or only stops, with
+fail_on_nan_loss=False) when the loss is NaN; LoggingTensorHook logs tensors (a list or a dict
+of names) every N steps or seconds through the "tensorflux" logger; FeedFnHook adds feed_fn()
+to every run's feed_dict; FinalOpsHook runs ops once when the session ends
+(final_ops_values).
 """
 
+import logging
 import os
 import time
+
+import numpy as np
 
 from tensorflux.framework import ops
 from tensorflux.training import session_run_hook
@@ -172,3 +181,114 @@ class CheckpointSaverListener:
     def end(self, session, global_step_value):
         pass
 
+
+
+class NanLossDuringTrainingError(RuntimeError):
+    def __str__(self):
+        return "NaN loss during training."
+
+
+class NanTensorHook(session_run_hook.SessionRunHook):
+    """Fails (or stops, fail_on_nan_loss=False) when loss_tensor is NaN."""
+
+    def __init__(self, loss_tensor, fail_on_nan_loss=True):
+        self._loss_tensor = loss_tensor
+        self._fail_on_nan_loss = fail_on_nan_loss
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(self._loss_tensor)
+
+    def after_run(self, run_context, run_values):
+        if np.isnan(run_values.results):
+            if self._fail_on_nan_loss:
+                raise NanLossDuringTrainingError
+            logging.getLogger("tensorflux").error("Model diverged with loss = NaN.")
+            run_context.request_stop()
+
+
+class LoggingTensorHook(session_run_hook.SessionRunHook):
+    """Logs `tensors` (a list, or a dict {tag: tensor}; names or tensors) every every_n_iter
+    runs or every_n_secs seconds (exactly one), and at the end when at_end; formatter(dict)
+    returns the line to log."""
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False,
+                 formatter=None):
+        only_log_at_end = at_end and every_n_iter is None and every_n_secs is None
+        if not only_log_at_end and (every_n_iter is None) == (every_n_secs is None):
+            raise ValueError("either at_end and/or exactly one of every_n_iter and every_n_secs "
+                             "must be provided.")
+        if every_n_iter is not None and every_n_iter <= 0:
+            raise ValueError("invalid every_n_iter=%s." % every_n_iter)
+        if not isinstance(tensors, dict):
+            self._tag_order = [t if isinstance(t, str) else t.name for t in tensors]
+            tensors = {tag: t for tag, t in zip(self._tag_order, tensors)}
+        else:
+            self._tag_order = sorted(tensors)
+        self._tensors = tensors
+        self._formatter = formatter
+        self._timer = None if only_log_at_end else SecondOrStepTimer(
+            every_secs=every_n_secs, every_steps=every_n_iter)
+        self._log_at_end = at_end
+        self._logger = logging.getLogger("tensorflux")
+
+    def begin(self):
+        graph = ops.get_default_graph()
+        self._current = {tag: graph.as_graph_element(t, allow_tensor=True,
+                                                     allow_operation=False)
+                         for tag, t in self._tensors.items()}
+        self._iter_count = 0
+        if self._timer is not None:
+            self._timer.reset()
+
+    def before_run(self, run_context):
+        self._should_trigger = (self._timer is not None
+                                and self._timer.should_trigger_for_step(self._iter_count))
+        if self._should_trigger:
+            return session_run_hook.SessionRunArgs(self._current)
+        return None
+
+    def _log(self, values):
+        if self._formatter is not None:
+            self._logger.info(self._formatter(values))
+        else:
+            self._logger.info(", ".join("%s = %s" % (tag, values[tag])
+                                        for tag in self._tag_order))
+
+    def after_run(self, run_context, run_values):
+        if self._should_trigger:
+            self._timer.update_last_triggered_step(self._iter_count)
+            self._log(run_values.results)
+        self._iter_count += 1
+
+    def end(self, session):
+        if self._log_at_end:
+            self._log(session.run(self._current))
+
+
+class FeedFnHook(session_run_hook.SessionRunHook):
+    """Adds feed_fn() (a dict) to the feed_dict of every run."""
+
+    def __init__(self, feed_fn):
+        self.feed_fn = feed_fn
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
+
+
+class FinalOpsHook(session_run_hook.SessionRunHook):
+    """Runs final_ops (any fetch structure) when the session ends; final_ops_values holds
+    their values."""
+
+    def __init__(self, final_ops, final_ops_feed_dict=None):
+        self._final_ops = final_ops
+        self._final_ops_feed_dict = final_ops_feed_dict
+        self._final_ops_values = None
+
+    @property
+    def final_ops_values(self):
+        return self._final_ops_values
+
+    def end(self, session):
+        if self._final_ops is not None:
+            self._final_ops_values = session.run(self._final_ops,
+                                                 feed_dict=self._final_ops_feed_dict)
