@@ -85,6 +85,12 @@ TEST(FIFOQueueTest, FirstInFirstOutAcrossEnqueueManyAndDequeueMany) {
   EXPECT_EQ(Floats(out[0]), (std::vector<float>{7, 8}));
   EXPECT_EQ(out[1].scalar<int32_t>(), 13);
   EXPECT_EQ(Size(s.get()), 0);
+  // DequeueMany of 0 elements returns empty stacks at once, even from an empty queue.
+  ASSERT_TRUE(s->Run({{"two", Tensor::Scalar<int32_t>(0)}}, {"deq_many:0", "deq_many:1"}, {},
+                     &out)
+                  .ok());
+  EXPECT_EQ(out[0].shape(), TensorShape({0, 2}));
+  EXPECT_EQ(out[1].shape(), TensorShape({0}));
 }
 
 TEST(FIFOQueueTest, DequeueWaitsForAnEnqueueOfAnotherStep) {
