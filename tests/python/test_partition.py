@@ -15,11 +15,10 @@ RNG = np.random.default_rng(11)
 
 
 def round_robin():
-    """A device function that puts each new op on the next of the four devices. A variable goes
-    to the device of its layer (layers take the devices in turn), so that an optimizer's slots
-    (named after the variable) land beside it, and an op that reads or updates a variable asks
-    for the variable's device (the Placer keeps them together anyway; this keeps the requests
-    of one colocation group from disagreeing)."""
+    """A device function that puts each new op on the next of the four devices, and a variable
+    on the device of its layer (layers take the devices in turn). An op that takes a variable's
+    handle runs with the variable whatever it asks for (the Placer keeps a variable's request
+    over its readers', TF's rule for resource edges); optimizer slots are colocated with it."""
     counter = itertools.count()
     layer_device = {}
 
@@ -27,9 +26,6 @@ def round_robin():
         if op.type == "VarHandleOp":
             layer = op.name.split("/")[0]
             return layer_device.setdefault(layer, DEVICES[len(layer_device) % len(DEVICES)])
-        for t in op.inputs:
-            if t.dtype == tx.resource:
-                return t.op.device
         return DEVICES[next(counter) % len(DEVICES)]
     return device
 

@@ -235,13 +235,13 @@ class Optimizer:
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         """A non-trainable variable of this optimizer shared by all its variables (Adam's
-        beta1_power), one per graph."""
+        beta1_power), one per graph, colocated with `colocate_with` (the first variable)."""
         graph = colocate_with.op.graph
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            with graph.as_default(), graph.control_dependencies(None), graph.name_scope(None), \
-                    graph.device(colocate_with.device):
+            with graph.as_default(), graph.control_dependencies(None), \
+                    graph.name_scope(None), graph.colocate_with(colocate_with):
                 v = variables.Variable(initial_value, name=name, trainable=False,
                                        dtype=colocate_with.dtype.base_dtype)
             self._non_slot_dict[key] = v
@@ -260,10 +260,11 @@ class Optimizer:
 
 def _create_slot(primary, initializer, shape, dtype, op_name):
     """A slot variable of `primary` named "<primary>/<op_name>", with "_1", "_2", ... appended
-    when taken (TF's slot names), made through the get_variable store, on the primary's
-    device (TF colocates slots with their variable: the same ps task)."""
+    when taken (TF's slot names), made through the get_variable store, colocated with the
+    primary (TF's colocate_vars_with: its device, the same ps task, whatever the device scope
+    of minimize(), so the update op that takes both finds them together)."""
     graph = primary.op.graph
-    with graph.as_default(), graph.device(primary.device):
+    with graph.as_default(), graph.colocate_with(primary):
         store = variable_scope._var_store()
         base = primary.op.name + "/" + op_name
         name, i = base, 0

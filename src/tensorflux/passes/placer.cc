@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "tensorflux/devices/device_factory.h"
 #include "tensorflux/framework/node_def_util.h"
@@ -56,14 +57,16 @@ struct Group {
   ParsedName request;
   const Node* requester = nullptr;  // the member whose request the group took first
   const Device* pinned = nullptr;   // a member's existing assignment
+  const Node* pinned_by = nullptr;  // that member
   std::vector<std::string> types;   // device types with kernels for every member
 };
 
 class Placement {
  public:
   Placement(Graph* g, const std::vector<Device*>& devices, const PlacerOptions& options,
-            std::vector<std::string>* notes)
-      : g_(g), options_(options), notes_(notes), uf_(g->num_node_ids()) {
+            std::vector<std::string>* notes, std::vector<std::string>* ignored)
+      : g_(g), options_(options), notes_(notes), ignored_notes_(ignored),
+        uf_(g->num_node_ids()) {
     for (const Device* d : devices) devices_.push_back(d);
     // Highest-priority type first; the given order within a type.
     std::stable_sort(devices_.begin(), devices_.end(), [](const Device* a, const Device* b) {
@@ -112,7 +115,10 @@ class Placement {
       for (const Edge* e : n->in_edges()) {
         if (e->IsControlEdge()) continue;
         const DataType t = n->input_type(e->dst_input());
-        if (t == DT_RESOURCE || IsRefType(t)) uf_.Union(e->src()->id(), n->id());
+        if (t == DT_RESOURCE || IsRefType(t)) {
+          uf_.Union(e->src()->id(), n->id());
+          IgnoreConflictingRequest(e->src(), n);
+        }
       }
       std::vector<std::string> classes;
       if (n->attr("_class") == nullptr || !GetNodeAttr(n->def(), "_class", &classes).ok()) {
@@ -126,19 +132,45 @@ class Placement {
     }
   }
 
+  // TF's ColocationGraph: a node that takes a resource or reference variable from `src` keeps
+  // src's request when its own does not agree with it (a variable read or updated under
+  // another device scope stays where it was created). Well-formed requests only: a malformed
+  // one is reported by MergeRequests.
+  void IgnoreConflictingRequest(const Node* src, const Node* dst) {
+    if (src->requested_device().empty() || dst->requested_device().empty() ||
+        ignored_.contains(dst->id())) {
+      return;
+    }
+    auto s = DeviceNameUtils::Parse(src->requested_device());
+    auto d = DeviceNameUtils::Parse(dst->requested_device());
+    if (!s.ok() || !d.ok()) return;
+    ParsedName merged = *s;
+    if (DeviceNameUtils::MergeDevNames(&merged, *d, /*allow_soft_placement=*/false).ok()) return;
+    ignored_.insert(dst->id());
+    if (ignored_notes_ != nullptr) {
+      ignored_notes_->push_back(absl::StrCat(
+          NodeRef(dst), ": ignoring its device request '", dst->requested_device(),
+          "' because its input from ", NodeRef(src),
+          " is a resource or reference variable, which asks for '", src->requested_device(),
+          "'"));
+    }
+  }
+
   // Merges the members' requests (and existing assignments) into the group's.
   Status MergeRequests(Group* grp) {
     for (const Node* n : grp->members) {
       if (const Device* d = FindDevice(n->assigned_device_name())) {
         if (grp->pinned != nullptr && grp->pinned != d) {
           return errors::InvalidArgument(
-              "Cannot colocate ", NodeRef(n), ", already placed on ", d->name(),
-              ", with the nodes it shares a resource, reference variable or colocation class "
-              "with: some are already placed on ", grp->pinned->name());
+              "Cannot colocate ", NodeRef(n), ", already placed on ", d->name(), ", with ",
+              NodeRef(grp->pinned_by), ", already placed on ", grp->pinned->name(),
+              ": they share a resource, reference variable or colocation class, and a "
+              "stateful node keeps the device of its first placement");
         }
         grp->pinned = d;
+        grp->pinned_by = n;
       }
-      if (n->requested_device().empty()) continue;
+      if (n->requested_device().empty() || ignored_.contains(n->id())) continue;
       auto parsed = DeviceNameUtils::Parse(n->requested_device());
       if (!parsed.ok()) {
         return errors::InvalidArgument("Malformed device specification '",
@@ -159,6 +191,15 @@ class Placement {
             grp->requester->requested_device(), "') and ", NodeRef(n), " (device '",
             n->requested_device(), "'), which share a resource, reference variable or "
             "colocation class: ", s.message());
+      }
+    }
+    // Notes name the pin by another member than the requester when there is one.
+    if (grp->pinned_by != nullptr && grp->pinned_by == grp->requester) {
+      for (const Node* n : grp->members) {
+        if (n != grp->requester && n->assigned_device_name() == grp->pinned->name()) {
+          grp->pinned_by = n;
+          break;
+        }
       }
     }
     return OkStatus();
@@ -254,8 +295,12 @@ class Placement {
           DeviceNameUtils::IsSpecification(grp.request, grp.pinned->parsed_name())) {
         return grp.pinned;
       }
-      const std::string why = absl::StrCat("its colocation group is already on ",
-                                           grp.pinned->name());
+      // The request's own shortcoming when no device could take it, else the pin.
+      const std::string why =
+          Candidates(grp.types, grp.request).empty()
+              ? Reason(grp)
+              : absl::StrCat("its colocation group is already on ", grp.pinned->name(),
+                             ", where ", NodeRef(grp.pinned_by), " is placed");
       TX_RETURN_IF_ERROR(Unsatisfied(grp, who, why, with_kernel));
       Note(who, why, grp.pinned);
       return grp.pinned;
@@ -347,16 +392,36 @@ class Placement {
   Graph* g_;
   const PlacerOptions options_;
   std::vector<std::string>* notes_;
+  std::vector<std::string>* ignored_notes_;
   UnionFind uf_;
   std::vector<const Device*> devices_;  // by type priority, then the given order
   std::vector<std::string> types_;      // device types present, by priority
+  absl::flat_hash_set<int> ignored_;    // nodes whose request IgnoreConflictingRequest dropped
 };
 
 }  // namespace
 
 Status PlaceGraph(Graph* graph, const std::vector<Device*>& devices,
-                  const PlacerOptions& options, std::vector<std::string>* soft_placement_notes) {
-  return Placement(graph, devices, options, soft_placement_notes).Run();
+                  const PlacerOptions& options, std::vector<std::string>* soft_placement_notes,
+                  std::vector<std::string>* ignored_requests) {
+  return Placement(graph, devices, options, soft_placement_notes, ignored_requests).Run();
+}
+
+Status PlaceStatefulNodes(const Graph& graph, const std::vector<Device*>& devices,
+                          const PlacerOptions& options,
+                          absl::flat_hash_map<std::string, std::string>* placements) {
+  std::unique_ptr<Graph> g = graph.Clone();
+  for (Node* n : g->nodes()) {
+    auto it = placements->find(n->name());
+    if (it != placements->end()) n->set_assigned_device_name(it->second);
+  }
+  TX_RETURN_IF_ERROR(PlaceGraph(g.get(), devices, options));
+  for (const Node* n : g->nodes()) {
+    if (n->IsStateful() && !n->IsArg() && !n->IsRetval()) {
+      placements->insert_or_assign(n->name(), n->assigned_device_name());
+    }
+  }
+  return OkStatus();
 }
 
 std::vector<std::string> DevicePlacementLines(const Graph& graph) {

@@ -164,6 +164,7 @@ Status LocalSession::Close() {
   {
     std::lock_guard<std::mutex> pl(placement_mu_);
     stateful_placements_.clear();
+    whole_graph_placed_.reset();
   }
   graph_.reset();
   graph_def_.Clear();
@@ -183,18 +184,32 @@ int LocalSession::NumCachedExecutors() const {
   return static_cast<int>(executors_.size());
 }
 
-Status LocalSession::PlaceStepGraph(Graph* g) {
+Status LocalSession::PlaceStepGraph(Graph* g, const std::shared_ptr<const Graph>& full) {
   PlacerOptions opts;
   opts.allow_soft_placement =
       !options_.config.has_allow_soft_placement() || options_.config.allow_soft_placement();
-  std::vector<std::string> notes;
+  std::vector<std::string> notes, ignored;
   {
     std::lock_guard<std::mutex> l(placement_mu_);
+    // A stateful node not placed yet: place the whole graph once (per graph version) so that
+    // its device does not depend on which signature ran first. When the whole graph cannot be
+    // placed (a node elsewhere lacks a kernel, conflicting requests without soft placement),
+    // the step graph is placed alone and reports its own errors.
+    const std::vector<Node*> nodes = g->nodes();
+    const bool unplaced = std::any_of(nodes.begin(), nodes.end(), [&](const Node* n) {
+      return n->IsStateful() && !n->IsArg() && !n->IsRetval() &&
+             !stateful_placements_.contains(n->name());
+    });
+    if (unplaced && full != whole_graph_placed_) {
+      PlaceStatefulNodes(*full, device_mgr_->ListDevices(), opts, &stateful_placements_)
+          .IgnoreError();
+      whole_graph_placed_ = full;
+    }
     for (Node* n : g->nodes()) {
       auto it = stateful_placements_.find(n->name());
       if (it != stateful_placements_.end()) n->set_assigned_device_name(it->second);
     }
-    TX_RETURN_IF_ERROR(PlaceGraph(g, device_mgr_->ListDevices(), opts, &notes));
+    TX_RETURN_IF_ERROR(PlaceGraph(g, device_mgr_->ListDevices(), opts, &notes, &ignored));
     for (const Node* n : g->nodes()) {
       if (n->IsStateful() && !n->IsArg() && !n->IsRetval()) {
         stateful_placements_[n->name()] = n->assigned_device_name();
@@ -212,6 +227,7 @@ Status LocalSession::PlaceStepGraph(Graph* g) {
                          "devices (ConfigProto.log_device_placement lists them all)"));
   }
   if (options_.config.log_device_placement()) {
+    for (const std::string& line : ignored) LogLine(line);
     for (const std::string& line : DevicePlacementLines(*g)) LogLine(line);
   }
   return OkStatus();
@@ -232,7 +248,7 @@ StatusOr<std::shared_ptr<LocalSession::ExecutorEntry>> LocalSession::GetOrCreate
   TX_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets));
   TX_RETURN_IF_ERROR(OptimizeGraphForRun(options_.config.graph_options(), feeds, fetches, targets,
                                          device_mgr_->ListDevices(), &g));
-  TX_RETURN_IF_ERROR(PlaceStepGraph(g.get()));
+  TX_RETURN_IF_ERROR(PlaceStepGraph(g.get(), graph));
   ExecutorParams params;
   params.check_numerics = options_.config.check_numerics();
   PartitionOptions popts;

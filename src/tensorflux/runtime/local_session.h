@@ -30,8 +30,12 @@
 // unsatisfiable request is INVALID_ARGUMENT), and its notes go to stderr (the first 5 and a
 // count of the rest, unless log_device_placement is on). A stateful node
 // (variable, iterator) keeps the device of its first placement for the session's life, across
-// signatures and Extend, as TF's stateful placements do. ConfigProto.log_device_placement
-// writes "node: (Op): device" for each node to stderr when a signature is placed,
+// signatures and Extend, as TF's stateful placements do; that first placement is the whole
+// graph's (every reader, assign and optimizer update of the variable taken into account), made
+// when a step first needs a stateful node not placed yet, so the order in which signatures run
+// does not change where a variable lives. ConfigProto.log_device_placement
+// writes "node: (Op): device" for each node to stderr when a signature is placed (after the
+// requests the Placer ignored for a variable's, passes/placer.h),
 // RunOptions.log_device_placement on every step that asks.
 // A step runs every partition at once with one rendezvous (runtime/rendezvous.h); the first
 // error in any partition stops the others (also those waiting in a _Recv) and is what Run
@@ -104,8 +108,9 @@ class LocalSession : public Session {
     std::vector<std::string> placement;  // DevicePlacementLines of the placed graph
   };
 
-  // Places `g` (a step's pruned graph) on the session's devices, pinning stateful nodes.
-  Status PlaceStepGraph(Graph* g);
+  // Places `g` (a step's pruned graph of `full`) on the session's devices, pinning stateful
+  // nodes where the whole graph's placement put them (passes/placer.h: PlaceStatefulNodes).
+  Status PlaceStepGraph(Graph* g, const std::shared_ptr<const Graph>& full);
 
   Status ExtendLocked(const GraphDef& graph);  // mu_ held
   StatusOr<std::shared_ptr<ExecutorEntry>> GetOrCreateExecutor(
@@ -126,6 +131,7 @@ class LocalSession : public Session {
 
   std::mutex placement_mu_;  // serializes placements; guards stateful_placements_
   absl::flat_hash_map<std::string, std::string> stateful_placements_;  // node -> device
+  std::shared_ptr<const Graph> whole_graph_placed_;  // the graph PlaceStatefulNodes last had
 
   // Guards the members below (std::mutex, visible to ThreadSanitizer; never held while running).
   mutable std::mutex mu_;

@@ -216,20 +216,63 @@ TEST_F(PlacerTest, ClassAttrColocatesAndMergesRequests) {
 }
 
 TEST_F(PlacerTest, ConflictingColocatedRequests) {
-  Add("v", "TxPlTestVar", {}, "/cpu:0");
-  Add("r", "TxPlTestReadCpu", {"v"}, "/cpu:1");
+  // A `_class` group whose members ask for different CPUs.
+  Add("s", "TxPlTestSrc", {}, "/cpu:0");
+  AddNodeAttr("_class", std::vector<std::string>{"loc:@s"}, Add("a", "TxPlTestAny", {"s"}, "/cpu:1"));
   ExpectError(with_gpu_, false, absl::StatusCode::kInvalidArgument,
-              {"Cannot colocate nodes", "{{node v}}", "{{node r}}", "/cpu:0", "/cpu:1",
+              {"Cannot colocate nodes", "{{node s}}", "{{node a}}", "/cpu:0", "/cpu:1",
                "incompatible ids"});
   // Soft placement drops the conflicting id: both on one CPU.
   ASSERT_TRUE(Place(with_gpu_, true).ok());
-  EXPECT_EQ(DeviceOf("v"), DeviceOf("r"));
+  EXPECT_EQ(DeviceOf("s"), DeviceOf("a"));
   // A job conflict is an error even with soft placement.
   gdef_.Clear();
-  Add("v", "TxPlTestVar", {}, "/job:a");
-  Add("r", "TxPlTestReadCpu", {"v"}, "/job:b");
+  Add("s", "TxPlTestSrc", {}, "/job:a");
+  AddNodeAttr("_class", std::vector<std::string>{"loc:@s"}, Add("a", "TxPlTestAny", {"s"}, "/job:b"));
   ExpectError(with_gpu_, true, absl::StatusCode::kInvalidArgument,
-              {"{{node v}}", "{{node r}}", "incompatible jobs"});
+              {"{{node s}}", "{{node a}}", "incompatible jobs"});
+}
+
+TEST_F(PlacerTest, AVariablesRequestWinsOverItsReadersAndUpdates) {
+  // TF: a node taking a resource or ref input from a node with a request keeps that request
+  // when its own disagrees, soft placement or not; a compatible (partial) request still merges.
+  for (bool soft : {true, false}) {
+    gdef_.Clear();
+    Add("v", "TxPlTestVar", {}, "/cpu:1");
+    Add("r", "TxPlTestReadCpu", {"v"}, "/cpu:0");
+    Add("x", "TxPlTestAny", {"r"}, "/cpu:0");  // reads a value: its request holds
+    Add("rv", "TxPlTestRefVar", {}, "/device:CPU:1");
+    Add("s", "TxPlTestSrc");
+    Add("as", "TxPlTestAssign", {"rv", "s"}, kGpu0);
+    Add("w", "TxPlTestVar", {}, "/job:localhost");
+    Add("rw", "TxPlTestReadCpu", {"w"}, "/device:CPU:1");  // compatible: the group takes it
+    std::vector<std::string> ignored;
+    auto g = GraphFromGraphDef(gdef_);
+    ASSERT_TRUE(g.ok()) << g.status();
+    graph_ = *std::move(g);
+    PlacerOptions opts;
+    opts.allow_soft_placement = soft;
+    notes_.clear();
+    Status st = PlaceGraph(graph_.get(), with_gpu_, opts, &notes_, &ignored);
+    ASSERT_TRUE(st.ok()) << st;
+    EXPECT_EQ(DeviceOf("v"), kCpu1);
+    EXPECT_EQ(DeviceOf("r"), kCpu1);
+    EXPECT_EQ(DeviceOf("x"), kCpu0);
+    EXPECT_EQ(DeviceOf("rv"), kCpu1);
+    EXPECT_EQ(DeviceOf("as"), kCpu1);
+    EXPECT_EQ(DeviceOf("w"), kCpu1);
+    EXPECT_EQ(DeviceOf("rw"), kCpu1);
+    EXPECT_TRUE(notes_.empty());
+    ASSERT_EQ(ignored.size(), 2u);
+    EXPECT_EQ(ignored[0],
+              "{{node r}} (op TxPlTestReadCpu): ignoring its device request '/cpu:0' because its "
+              "input from {{node v}} (op TxPlTestVar) is a resource or reference variable, which "
+              "asks for '/cpu:1'");
+    EXPECT_NE(ignored[1].find("{{node as}} (op TxPlTestAssign): ignoring its device request '" +
+                              std::string(kGpu0) + "'"),
+              std::string::npos)
+        << ignored[1];
+  }
 }
 
 TEST_F(PlacerTest, NoCommonDeviceTypeInAGroup) {
@@ -288,20 +331,67 @@ TEST_F(PlacerTest, PreassignedNodesPinTheirGroup) {
   ASSERT_TRUE(Place(with_gpu_).ok());
   EXPECT_EQ(DeviceOf("v"), kCpu1);
   EXPECT_EQ(DeviceOf("r"), kCpu1);
-  // A new request against the pinned group: soft placement keeps the pin and notes it...
+  // A new request against the pinned group: soft placement keeps the pin and notes it, naming
+  // the pinned node...
   gdef_.mutable_node(1)->set_device("/cpu:0");
   ASSERT_TRUE(Place(with_gpu_).ok());
   EXPECT_EQ(DeviceOf("r"), kCpu1);
   ASSERT_EQ(notes_.size(), 1u);
-  EXPECT_NE(notes_[0].find("already on " + std::string(kCpu1)), std::string::npos) << notes_[0];
-  // ...hard placement refuses.
+  EXPECT_EQ(notes_[0], "{{node r}} (op TxPlTestReadCpu) asked for '/cpu:0' but its colocation "
+                       "group is already on " + std::string(kCpu1) +
+                       ", where {{node v}} (op TxPlTestVar) is placed; placed on " + kCpu1 +
+                       " (soft placement)");
+  // ...hard placement refuses, naming both.
   ExpectError(with_gpu_, false, absl::StatusCode::kInvalidArgument,
-              {"Cannot assign a device for operation 'r'", "already on"});
+              {"Cannot assign a device for operation 'r'", "already on", "{{node v}}"});
+  // A request no device could satisfy says so rather than blaming the pin.
+  gdef_.mutable_node(1)->set_device("/gpu:3");
+  ASSERT_TRUE(Place(with_gpu_).ok());
+  ASSERT_EQ(notes_.size(), 1u);
+  EXPECT_NE(notes_[0].find("no devices matching that specification"), std::string::npos)
+      << notes_[0];
   // A pin on a type the group has no kernel for.
   gdef_.mutable_node(1)->clear_device();
   preassigned_["v"] = kGpu0;
   ExpectError(with_gpu_, true, absl::StatusCode::kInvalidArgument,
               {"already placed", "kernel for GPU"});
+  // Two members pinned apart (a node joining two variables placed by different steps).
+  gdef_.Clear();
+  Add("v", "TxPlTestVar");
+  Add("w", "TxPlTestVar");
+  Add("rv", "TxPlTestReadCpu", {"v"});
+  AddNodeAttr("_class", std::vector<std::string>{"loc:@rv"},
+              Add("rw", "TxPlTestReadCpu", {"w"}));
+  preassigned_ = {{"v", kCpu0}, {"w", kCpu1}};
+  ExpectError(with_gpu_, true, absl::StatusCode::kInvalidArgument,
+              {"Cannot colocate", "{{node v}} (op TxPlTestVar), already placed on", kCpu0,
+               "{{node w}} (op TxPlTestVar), already placed on", kCpu1});
+}
+
+TEST_F(PlacerTest, StatefulNodesPlacedWithTheWholeGraph) {
+  // v asks for nothing and a is its only reader in a step; the whole graph also has u, which
+  // asks for CPU:1: placing the whole graph puts v there, as a step with u alone would not.
+  Add("v", "TxPlTestVar");
+  Add("a", "TxPlTestReadCpu", {"v"});
+  Add("u", "TxPlTestReadCpu", {"v"}, "/cpu:1");
+  Add("w", "TxPlTestVar", {}, "/cpu:0");
+  Add("k", "TxPlTestVar");  // pinned already: stays
+  Add("s", "TxPlTestSrc", {}, "/cpu:1");  // not stateful: not recorded
+  auto g = GraphFromGraphDef(gdef_);
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::flat_hash_map<std::string, std::string> placements = {{"k", kCpu1}};
+  ASSERT_TRUE(PlaceStatefulNodes(**g, cpus_only_, PlacerOptions(), &placements).ok());
+  EXPECT_EQ(placements, (absl::flat_hash_map<std::string, std::string>{
+                            {"v", kCpu1}, {"w", kCpu0}, {"k", kCpu1}}));
+  EXPECT_EQ((*g)->FindNode("v")->assigned_device_name(), "");  // the graph is not changed
+  // A graph that cannot be placed leaves the placements as they were.
+  Add("nk", "TxPlTestNoKernel", {"s"});
+  g = GraphFromGraphDef(gdef_);
+  ASSERT_TRUE(g.ok()) << g.status();
+  placements = {{"k", kCpu1}};
+  EXPECT_EQ(PlaceStatefulNodes(**g, cpus_only_, PlacerOptions(), &placements).code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(placements.size(), 1u);
 }
 
 TEST_F(PlacerTest, MalformedRequestAndMissingKernel) {

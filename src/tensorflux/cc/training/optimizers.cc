@@ -4,6 +4,7 @@
 #include "tensorflux/cc/gradients.h"
 #include "tensorflux/cc/ops/ops.h"
 #include "tensorflux/cc/training/initializers.h"
+#include "tensorflux/graph/graph.h"
 
 namespace tensorflux::training {
 
@@ -34,10 +35,13 @@ Variable Optimizer::Slot(const Scope& scope, const Variable& var, const std::str
                                                "; slots need a fully defined shape"));
     return Variable();
   }
-  // Slots live beside their variable, outside any control dependencies of the update scope,
-  // named as TF 1.x names them: "<var>/<optimizer>", then "<var>/<optimizer>_1", ... in creation
-  // order (Adam's m and v are "w/Adam" and "w/Adam_1"), so checkpoints match the Python API's.
-  const Scope beside = scope.NewSubScopeExact(var.name()).WithNoControlDependencies();
+  // Slots live beside their variable, outside any control dependencies of the update scope and
+  // on the variable's device (TF's colocate_vars_with; not the update scope's), named as TF 1.x
+  // names them: "<var>/<optimizer>", then "<var>/<optimizer>_1", ... in creation order (Adam's
+  // m and v are "w/Adam" and "w/Adam_1"), so checkpoints match the Python API's.
+  const Scope beside = scope.NewSubScopeExact(var.name())
+                           .WithNoControlDependencies()
+                           .WithDevice(var.handle().node()->requested_device());
   const std::string name = beside.GetUniqueNameForOp(name_);
   Output init = Constant(initial_value)(beside.NewSubScopeExact(name + "/Initializer"), *known,
                                         var.dtype());

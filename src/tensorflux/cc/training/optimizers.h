@@ -10,7 +10,8 @@
 //
 // Slot variables (Adam's m and v, momentum accumulators ...) are non-trainable variables named as
 // TF 1.x and the Python API name them ("<var>/Adam", "<var>/Adam_1"; Adam's non-slot
-// "beta1_power", "beta2_power"), created by the first ApplyGradients/Minimize, so call
+// "beta1_power", "beta2_power"), created by the first ApplyGradients/Minimize (slots on their
+// variable's requested device, whatever the update scope's), so call
 // GlobalVariablesInitializer after building the train op, as in TF. Updates follow the TF ops'
 // formulas (kernels/cpu optimizer kernels; TF's training_ops.cc semantics).
 #pragma once
