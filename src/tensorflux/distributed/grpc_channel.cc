@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <limits>
+#include <mutex>
 
 #include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 
 namespace tensorflux {
@@ -40,14 +42,47 @@ grpc::ChannelArguments ChannelArgumentsFor(const GrpcChannelOptions& o) {
   if (!o.ssl_target_name_override.empty()) {
     args.SetSslTargetNameOverride(o.ssl_target_name_override);
   }
+  // Large tensors: an HTTP/2 window of 64 MiB and 16 MiB frames, so a transfer is not paced by
+  // window updates (each a wakeup of the receiving thread: on a loaded machine a default 64 KiB
+  // window made 1 MiB take 16 round trips).
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
+  // Read the socket in chunks of up to 4 MiB, not gRPC's adaptive 8 KiB start: each chunk is
+  // handed between threads, which on a loaded machine costs a scheduling delay per chunk.
+  args.SetInt(GRPC_ARG_TCP_READ_CHUNK_SIZE, 4 << 20);
+  args.SetInt(GRPC_ARG_TCP_MIN_READ_CHUNK_SIZE, 256 << 10);
+  args.SetInt(GRPC_ARG_TCP_MAX_READ_CHUNK_SIZE, 16 << 20);
   // One channel per task, not shared with other caches in the process through gRPC's global
   // subchannel pool: a cache's channels come and go with it.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   return args;
 }
 
+void PinGrpcCallbackThreads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Everything here is leaked on purpose: the channel must outlive every other gRPC user.
+    // The call goes nowhere (a closed local port) and fails at once; the channel keeps the
+    // callback thread pool it used.
+    struct Pin {
+      std::shared_ptr<grpc::Channel> channel =
+          grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials());
+      grpc::GenericStub stub{channel};
+      grpc::ClientContext ctx;
+      grpc::ByteBuffer request, response;
+    };
+    auto* pin = new Pin;
+    grpc::Slice empty("", 0);
+    pin->request = grpc::ByteBuffer(&empty, 1);
+    pin->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    pin->stub.UnaryCall(&pin->ctx, "/tensorflux.Pin/Pin", grpc::StubOptions(), &pin->request,
+                        &pin->response, [](grpc::Status) {});
+  });
+}
+
 StatusOr<std::shared_ptr<grpc::Channel>> NewGrpcChannel(const std::string& address,
                                                         const GrpcChannelOptions& options) {
+  PinGrpcCallbackThreads();
   TX_RETURN_IF_ERROR(ValidateChannelOptions(options));
   TX_RETURN_IF_ERROR(ValidateAddress(address));
   std::shared_ptr<grpc::ChannelCredentials> creds;

@@ -61,6 +61,15 @@ void PrepareClientContext(const GrpcChannelOptions& options, int64_t timeout_ms,
 // The "authorization" metadata value for a token: "Bearer <token>".
 std::string BearerAuthorization(std::string_view token);
 
+// gRPC 1.51 (Debian's) runs callback-API completions on a thread pool (its
+// "CallbackAlternativeCQ") created when the first channel or server uses it and destroyed when
+// the last one goes; destroying it while a completion still runs on it aborts the process
+// (grpc_cq_internal_unref: "assertion failed: prior > 0"; grpc/grpc#32584). This keeps one
+// user alive for the rest of the process (a channel that made one call), so the pool is never
+// torn down. Idempotent and cheap after the first call; NewGrpcChannel and GrpcWorkerService
+// call it, and so must anything else that uses gRPC's callback API.
+void PinGrpcCallbackThreads();
+
 // grpc::Status <-> Status, same canonical code and message.
 Status FromGrpcStatus(const grpc::Status& s);
 grpc::Status ToGrpcStatus(const Status& s);

@@ -31,7 +31,7 @@ std::string KeyOf(const Node& n) {
 
 // Every _Recv of the step needs a _Send of the same key in the step (nothing else sends into a
 // step's rendezvous, so it would wait forever), and each key is sent once.
-Status CheckSendRecvPairs(const std::vector<const Graph*>& graphs) {
+Status CheckSendRecvPairs(const std::vector<const Graph*>& graphs, bool external_recvs) {
   absl::flat_hash_map<std::string, const Node*> sent;
   for (const Graph* g : graphs) {
     for (const Node* n : g->nodes()) {
@@ -46,7 +46,7 @@ Status CheckSendRecvPairs(const std::vector<const Graph*>& graphs) {
   }
   for (const Graph* g : graphs) {
     for (const Node* n : g->nodes()) {
-      if (IsRecv(*n) && !sent.contains(KeyOf(*n))) {
+      if (IsRecv(*n) && !external_recvs && !sent.contains(KeyOf(*n))) {
         return errors::InvalidArgument("{{node ", n->name(), "}} (op ", n->type_string(),
                                        ") would wait forever: no _Send of this step sends its "
                                        "key ", KeyOf(*n));
@@ -60,7 +60,7 @@ Status CheckSendRecvPairs(const std::vector<const Graph*>& graphs) {
 
 StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
     const ExecutorParams& params, const std::vector<DeviceBase*>& devices,
-    const PartitionOptions& popts, std::unique_ptr<Graph> graph) {
+    const PartitionOptions& popts, std::unique_ptr<Graph> graph, bool external_recvs) {
   absl::flat_hash_map<std::string, DeviceBase*> by_name;
   for (DeviceBase* d : devices) by_name.emplace(d->name(), d);
   DeviceBase* only = nullptr;  // the device of every node so far, while there is one
@@ -89,7 +89,7 @@ StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
     for (const Node* n : graph->nodes()) {
       out->needs_rendezvous_ = out->needs_rendezvous_ || IsSend(*n) || IsRecv(*n);
     }
-    if (out->needs_rendezvous_) TX_RETURN_IF_ERROR(CheckSendRecvPairs({graph.get()}));
+    if (out->needs_rendezvous_) TX_RETURN_IF_ERROR(CheckSendRecvPairs({graph.get()}, external_recvs));
     TX_RETURN_IF_ERROR(add(only != nullptr ? only : devices.at(0), std::move(graph)));
     return out;
   }
@@ -106,7 +106,7 @@ StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
     views.push_back(g.get());
     graphs.emplace_back(by_name.at(name), std::move(g));
   }
-  TX_RETURN_IF_ERROR(CheckSendRecvPairs(views));
+  TX_RETURN_IF_ERROR(CheckSendRecvPairs(views, external_recvs));
   for (auto& [device, g] : graphs) TX_RETURN_IF_ERROR(add(device, std::move(g)));
   return out;
 }
@@ -119,33 +119,71 @@ Status PartitionedExecutor::Run(const Executor::Args& args) const {
   }
   LocalRendezvous rendezvous;
   a.rendezvous = &rendezvous;
-  const int n = static_cast<int>(parts_.size());
-  if (n == 1) return parts_[0].executor->Run(a);
-
+  if (parts_.size() == 1) return parts_[0].executor->Run(a);
   std::mutex mu;
   std::condition_variable cv;
-  int remaining = n;
-  Status first;  // the first error to arrive, used when the rendezvous was not aborted
-  auto done = [&](const Status& s) {
+  bool finished = false;
+  Status result;
+  RunAsync(a, [&](const Status& s) {
     std::lock_guard<std::mutex> l(mu);
-    if (!s.ok() && first.ok()) first = s;
-    if (--remaining == 0) cv.notify_all();
+    result = s;
+    finished = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> l(mu);
+  cv.wait(l, [&] { return finished; });
+  return result;
+}
+
+namespace {
+
+// The partitions' shared completion: the first error, or the rendezvous' abort status.
+struct StepJoin {
+  std::mutex mu;
+  int remaining = 0;
+  Status first;
+  const LocalRendezvous* local = nullptr;  // its abort status wins when set
+  Executor::DoneCallback done;
+};
+
+}  // namespace
+
+void PartitionedExecutor::RunAsync(const Executor::Args& args, Executor::DoneCallback done) const {
+  if (needs_rendezvous_ && args.rendezvous == nullptr) {
+    done(errors::FailedPrecondition("PartitionedExecutor::RunAsync: the graph has _Send/_Recv "
+                                    "nodes and the step has no rendezvous"));
+    return;
+  }
+  const int n = static_cast<int>(parts_.size());
+  auto join = std::make_shared<StepJoin>();
+  join->remaining = n;
+  join->local = dynamic_cast<const LocalRendezvous*>(args.rendezvous);
+  join->done = std::move(done);
+  auto part_done = [join](const Status& s) {
+    Executor::DoneCallback finish;
+    Status result;
+    {
+      std::lock_guard<std::mutex> l(join->mu);
+      if (!s.ok() && join->first.ok()) join->first = s;
+      if (--join->remaining > 0) return;
+      result = join->first;
+      finish = std::move(join->done);
+    }
+    if (!result.ok() && join->local != nullptr) {
+      Status aborted = join->local->abort_status();
+      if (!aborted.ok()) result = aborted;
+    }
+    finish(result);
   };
-  for (int i = 1; i < n; ++i) {
+  for (int i = 0; i < n - 1; ++i) {
     Executor* ex = parts_[i].executor.get();
-    if (a.inter_op_pool != nullptr) {
-      a.inter_op_pool->Schedule([ex, &a, &done] { ex->RunAsync(a, done); });
+    if (args.inter_op_pool != nullptr) {
+      args.inter_op_pool->Schedule([ex, args, part_done] { ex->RunAsync(args, part_done); });
     } else {
-      ex->RunAsync(a, done);
+      ex->RunAsync(args, part_done);
     }
   }
-  parts_[0].executor->RunAsync(a, done);
-  {
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait(l, [&] { return remaining == 0; });
-  }
-  Status aborted = rendezvous.abort_status();
-  return aborted.ok() ? first : aborted;
+  parts_[n - 1].executor->RunAsync(args, part_done);
 }
 
 }  // namespace tensorflux

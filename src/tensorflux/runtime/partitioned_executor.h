@@ -32,14 +32,25 @@ class PartitionedExecutor {
   // and two _Sends of one key, are INVALID_ARGUMENT naming the node. `params.device` is ignored: each partition runs on its own device.
   // `popts.node_to_loc` is ignored (assigned devices decide); the other options are passed on.
   // Executor::Create's errors (unknown kernel, bad attrs) name the node.
+  // external_recvs (a worker's graph, distributed/graph_mgr.h): a _Recv may also take its
+  // tensor from outside the graph (another task, or a feed the caller sends into the step's
+  // rendezvous); only keys sent twice are refused.
   static StatusOr<std::unique_ptr<PartitionedExecutor>> Create(
       const ExecutorParams& params, const std::vector<DeviceBase*>& devices,
-      const PartitionOptions& popts, std::unique_ptr<Graph> graph);
+      const PartitionOptions& popts, std::unique_ptr<Graph> graph, bool external_recvs = false);
 
   // Runs one step (see above). args.rendezvous is replaced by the step's own rendezvous (none
   // when the graph was not partitioned and has no _Send/_Recv of its own).
   // Thread-safe: several steps may run at once.
   Status Run(const Executor::Args& args) const;
+  // Runs one step with the caller's rendezvous (args.rendezvous, required when the graph has
+  // _Send/_Recv nodes: FAILED_PRECONDITION otherwise); `done` gets the step's status (the
+  // rendezvous' abort status when the step failed and aborted it) once every partition has
+  // finished. Partitions start on args.inter_op_pool (all but the last), so this returns
+  // quickly unless there is no pool.
+  void RunAsync(const Executor::Args& args, Executor::DoneCallback done) const;
+  // Whether steps need a rendezvous (the graph has _Send/_Recv nodes).
+  bool needs_rendezvous() const { return needs_rendezvous_; }
 
   int num_partitions() const { return static_cast<int>(parts_.size()); }
   // The graph partition i runs, and its device.

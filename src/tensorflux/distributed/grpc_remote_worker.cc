@@ -1,0 +1,143 @@
+#include "tensorflux/distributed/grpc_remote_worker.h"
+
+#include "grpcpp/impl/codegen/proto_utils.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/proto_buffer_writer.h"
+#include "tensorflux/distributed/tensor_coding.h"
+
+namespace tensorflux {
+namespace {
+
+// Parses a protobuf response from gRPC's buffer.
+template <typename Resp>
+std::function<Status(const grpc::ByteBuffer&)> ParseInto(Resp* response) {
+  return [response](const grpc::ByteBuffer& bytes) -> Status {
+    grpc::ByteBuffer copy(bytes);  // shares the slices
+    grpc::ProtoBufferReader reader(&copy);
+    if (!response->ParseFromZeroCopyStream(&reader)) {
+      return errors::DataLoss("Malformed ", Resp::descriptor()->name(), " from the worker");
+    }
+    return OkStatus();
+  };
+}
+
+}  // namespace
+
+GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel,
+                                   GrpcChannelOptions options, std::string task_name,
+                                   std::string address)
+    : channel_(channel),
+      stub_(channel),
+      options_(std::move(options)),
+      task_name_(std::move(task_name)),
+      address_(std::move(address)) {}
+
+template <typename Req>
+void GrpcRemoteWorker::Call(const char* method, CallOptions* opts, const Req& request,
+                            std::function<Status(const grpc::ByteBuffer&)> parse,
+                            StatusCallback done) {
+  struct State {
+    grpc::ClientContext ctx;
+    grpc::ByteBuffer request, response;
+  };
+  auto st = std::make_shared<State>();
+  const int64_t timeout = opts->GetTimeout() > 0 ? opts->GetTimeout() : kDefaultRpcTimeoutMs;
+  PrepareClientContext(options_, timeout, &st->ctx);
+  const std::string where = absl::StrCat(" (", method, " on ", task_name_, " at ", address_, ")");
+  bool own = false;
+  grpc::Status ser = grpc::SerializationTraits<Req>::Serialize(request, &st->request, &own);
+  if (!ser.ok()) return done(errors::Internal("Cannot serialize the request", where));
+  opts->SetCancelCallback([st] { st->ctx.TryCancel(); });
+  stub_.UnaryCall(&st->ctx, absl::StrCat("/tensorflux.WorkerService/", method),
+                  grpc::StubOptions(), &st->request, &st->response,
+                  [st, opts, parse = std::move(parse), done = std::move(done),
+                   where](grpc::Status gs) {
+                    opts->ClearCancelCallback();
+                    Status s = FromGrpcStatus(gs);
+                    if (s.ok()) s = parse(st->response);
+                    if (!s.ok()) s = Status(s.code(), absl::StrCat(s.message(), where));
+                    done(s);
+                  });
+}
+
+void GrpcRemoteWorker::GetStatusAsync(CallOptions* opts, const GetStatusRequest* request,
+                                      GetStatusResponse* response, StatusCallback done) {
+  Call("GetStatus", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::CreateWorkerSessionAsync(CallOptions* opts,
+                                                const CreateWorkerSessionRequest* request,
+                                                CreateWorkerSessionResponse* response,
+                                                StatusCallback done) {
+  Call("CreateWorkerSession", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::DeleteWorkerSessionAsync(CallOptions* opts,
+                                                const DeleteWorkerSessionRequest* request,
+                                                DeleteWorkerSessionResponse* response,
+                                                StatusCallback done) {
+  Call("DeleteWorkerSession", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::RegisterGraphAsync(CallOptions* opts, const RegisterGraphRequest* request,
+                                          RegisterGraphResponse* response, StatusCallback done) {
+  Call("RegisterGraph", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::DeregisterGraphAsync(CallOptions* opts,
+                                            const DeregisterGraphRequest* request,
+                                            DeregisterGraphResponse* response,
+                                            StatusCallback done) {
+  Call("DeregisterGraph", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
+                                     RunGraphResponse* response, StatusCallback done) {
+  Call("RunGraph", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::CleanupGraphAsync(CallOptions* opts, const CleanupGraphRequest* request,
+                                         CleanupGraphResponse* response, StatusCallback done) {
+  Call("CleanupGraph", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::CleanupAllAsync(CallOptions* opts, const CleanupAllRequest* request,
+                                       CleanupAllResponse* response, StatusCallback done) {
+  Call("CleanupAll", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::RecvTensorAsync(CallOptions* opts, const RecvTensorRequest* request,
+                                       TensorResponse* response, StatusCallback done) {
+  Call("RecvTensor", opts, *request,
+       [response](const grpc::ByteBuffer& bytes) {
+         return DecodeRecvTensorResponse(bytes, cpu_allocator(), response);
+       },
+       std::move(done));
+}
+
+GrpcWorkerCache::GrpcWorkerCache(std::shared_ptr<GrpcChannelCache> channels,
+                                 std::string local_task, WorkerInterface* local_worker)
+    : channels_(std::move(channels)),
+      local_task_(std::move(local_task)),
+      local_worker_(local_worker) {}
+
+StatusOr<std::shared_ptr<WorkerInterface>> GrpcWorkerCache::GetOrCreateWorker(
+    const std::string& task_or_device) {
+  TX_ASSIGN_OR_RETURN(std::string task, ClusterSpec::TaskNameOf(task_or_device));
+  if (local_worker_ != nullptr && task == local_task_) {
+    return std::shared_ptr<WorkerInterface>(local_worker_, [](WorkerInterface*) {});
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = workers_.find(task);
+    if (it != workers_.end()) return it->second;
+  }
+  TX_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, channels_->FindChannel(task));
+  TX_ASSIGN_OR_RETURN(std::string address, channels_->TargetAddress(task));
+  auto worker = std::make_shared<GrpcRemoteWorker>(channel, channels_->options(), task, address);
+  std::lock_guard<std::mutex> l(mu_);
+  auto [it, inserted] = workers_.emplace(task, std::move(worker));
+  return it->second;
+}
+
+}  // namespace tensorflux

@@ -1,0 +1,177 @@
+#include "tensorflux/distributed/grpc_worker_service.h"
+
+#include <chrono>
+#include <functional>
+
+#include "grpcpp/impl/codegen/proto_utils.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/proto_buffer_writer.h"
+#include "tensorflux/distributed/grpc_channel.h"
+#include "tensorflux/distributed/tensor_coding.h"
+#include "tensorflux/distributed/worker.h"
+#include "tensorflux/worker_service.grpc.pb.h"
+
+namespace tensorflux {
+
+bool BearerTokenMatches(std::string_view value, std::string_view token) {
+  constexpr std::string_view kPrefix = "Bearer ";
+  if (value.size() != kPrefix.size() + token.size() || value.substr(0, kPrefix.size()) != kPrefix) {
+    return false;
+  }
+  unsigned char diff = 0;
+  for (size_t i = 0; i < token.size(); ++i) {
+    diff |= static_cast<unsigned char>(value[kPrefix.size() + i] ^ token[i]);
+  }
+  return diff == 0;
+}
+
+namespace {
+
+// All nine methods as raw-bytes callback handlers.
+using RawService = WorkerService::WithRawCallbackMethod_GetStatus<
+    WorkerService::WithRawCallbackMethod_CreateWorkerSession<
+        WorkerService::WithRawCallbackMethod_DeleteWorkerSession<
+            WorkerService::WithRawCallbackMethod_RegisterGraph<
+                WorkerService::WithRawCallbackMethod_DeregisterGraph<
+                    WorkerService::WithRawCallbackMethod_RunGraph<
+                        WorkerService::WithRawCallbackMethod_CleanupGraph<
+                            WorkerService::WithRawCallbackMethod_CleanupAll<
+                                WorkerService::WithRawCallbackMethod_RecvTensor<
+                                    WorkerService::Service>>>>>>>>>;
+
+// One call in flight: its request, response and options; deletes itself when gRPC is done.
+template <typename Req, typename Resp>
+class Call : public grpc::ServerUnaryReactor {
+ public:
+  Req request;
+  Resp response;
+  CallOptions opts;
+
+  void OnCancel() override { opts.StartCancel(); }
+  void OnDone() override { delete this; }
+};
+
+// Milliseconds left before the client's deadline; 0 when it set none.
+int64_t RemainingMs(const grpc::CallbackServerContext* ctx) {
+  const auto deadline = ctx->deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) return 0;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        deadline - std::chrono::system_clock::now())
+                        .count();
+  return left > 0 ? left : 1;
+}
+
+// Writes a response: protobuf messages the usual way, RecvTensor's from the tensor's buffer.
+template <typename Resp>
+Status WriteResponse(const Resp& response, int64_t /*limit*/, grpc::ByteBuffer* out) {
+  bool own = false;
+  grpc::Status s = grpc::SerializationTraits<Resp>::Serialize(response, out, &own);
+  return s.ok() ? OkStatus() : errors::Internal("Cannot serialize the response: ",
+                                                s.error_message());
+}
+
+Status WriteResponse(const TensorResponse& response, int64_t limit, grpc::ByteBuffer* out) {
+  return EncodeRecvTensorResponse(response, limit, out);
+}
+
+}  // namespace
+
+class GrpcWorkerService::Impl : public RawService {
+ public:
+  Impl(Worker* worker, GrpcWorkerServiceOptions options)
+      : worker_(worker), options_(std::move(options)) {}
+
+  using Ctx = grpc::CallbackServerContext;
+  using Buf = grpc::ByteBuffer;
+
+  grpc::ServerUnaryReactor* GetStatus(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<GetStatusRequest, GetStatusResponse>("GetStatus", c, in, out,
+                                                      &Worker::GetStatusAsync);
+  }
+  grpc::ServerUnaryReactor* CreateWorkerSession(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<CreateWorkerSessionRequest, CreateWorkerSessionResponse>(
+        "CreateWorkerSession", c, in, out, &Worker::CreateWorkerSessionAsync);
+  }
+  grpc::ServerUnaryReactor* DeleteWorkerSession(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<DeleteWorkerSessionRequest, DeleteWorkerSessionResponse>(
+        "DeleteWorkerSession", c, in, out, &Worker::DeleteWorkerSessionAsync);
+  }
+  grpc::ServerUnaryReactor* RegisterGraph(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<RegisterGraphRequest, RegisterGraphResponse>("RegisterGraph", c, in, out,
+                                                              &Worker::RegisterGraphAsync);
+  }
+  grpc::ServerUnaryReactor* DeregisterGraph(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<DeregisterGraphRequest, DeregisterGraphResponse>("DeregisterGraph", c, in, out,
+                                                                  &Worker::DeregisterGraphAsync);
+  }
+  grpc::ServerUnaryReactor* RunGraph(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<RunGraphRequest, RunGraphResponse>("RunGraph", c, in, out,
+                                                    &Worker::RunGraphAsync);
+  }
+  grpc::ServerUnaryReactor* CleanupGraph(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<CleanupGraphRequest, CleanupGraphResponse>("CleanupGraph", c, in, out,
+                                                            &Worker::CleanupGraphAsync);
+  }
+  grpc::ServerUnaryReactor* CleanupAll(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<CleanupAllRequest, CleanupAllResponse>("CleanupAll", c, in, out,
+                                                        &Worker::CleanupAllAsync);
+  }
+  grpc::ServerUnaryReactor* RecvTensor(Ctx* c, const Buf* in, Buf* out) override {
+    return Serve<RecvTensorRequest, TensorResponse>("RecvTensor", c, in, out,
+                                                    &Worker::RecvTensorAsync);
+  }
+
+ private:
+  Status Authenticate(const Ctx* ctx) const {
+    if (options_.auth_token.empty()) return OkStatus();
+    const auto& md = ctx->client_metadata();
+    auto it = md.find("authorization");
+    if (it == md.end() ||
+        !BearerTokenMatches(std::string_view(it->second.data(), it->second.size()),
+                            options_.auth_token)) {
+      return errors::Unauthenticated("Missing or wrong auth token");
+    }
+    return OkStatus();
+  }
+
+  template <typename Req, typename Resp>
+  grpc::ServerUnaryReactor* Serve(
+      const char* method, Ctx* ctx, const Buf* in, Buf* out,
+      void (Worker::*fn)(CallOptions*, const Req*, Resp*, StatusCallback)) {
+    auto* call = new Call<Req, Resp>();
+    Status s = Authenticate(ctx);
+    if (s.ok()) {
+      Buf copy(*in);  // shares the slices
+      grpc::ProtoBufferReader reader(&copy);
+      if (!call->request.ParseFromZeroCopyStream(&reader)) {
+        s = errors::InvalidArgument("Malformed ", method, " request: not a ",
+                                    Req::descriptor()->name());
+      }
+    }
+    if (!s.ok()) {
+      call->Finish(ToGrpcStatus(s));
+      return call;
+    }
+    call->opts.SetTimeout(RemainingMs(ctx));
+    (worker_->*fn)(&call->opts, &call->request, &call->response,
+                   [call, out, limit = options_.max_message_size](const Status& result) {
+                     Status st = result.ok() ? WriteResponse(call->response, limit, out) : result;
+                     call->Finish(ToGrpcStatus(st));
+                   });
+    return call;
+  }
+
+  Worker* const worker_;
+  const GrpcWorkerServiceOptions options_;
+};
+
+GrpcWorkerService::GrpcWorkerService(Worker* worker, GrpcWorkerServiceOptions options)
+    : impl_(std::make_unique<Impl>(worker, std::move(options))) {
+  PinGrpcCallbackThreads();
+}
+
+GrpcWorkerService::~GrpcWorkerService() = default;
+
+grpc::Service* GrpcWorkerService::service() { return impl_.get(); }
+
+}  // namespace tensorflux
