@@ -1,7 +1,9 @@
 // ConditionalAccumulator ops (ref and resource forms) through LocalSession: the mean and sum of
 // applied gradients, stale gradients dropped, the global step a take advances, a take that
 // waits for gradients of other steps, cancellation of a waiting take, and bad input.
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "data_flow_test_util.h"
@@ -136,6 +138,51 @@ TEST(AccumulatorSumTest, SumReductionAndDoubleAndIntegerDtypes) {
   ASSERT_TRUE(s->Run(Need(2), {"take:0"}, {}, &out).ok());
   EXPECT_EQ(out[0].flat<double>()[0], (a + b) / 2);
   EXPECT_EQ(out[0].flat<double>()[1], (2 * a + 2 * b) / 2);
+}
+
+// Appliers racing a taker: a take returns the sum of everything accumulated so far (at least
+// num_required) and resets it, so every gradient lands in exactly one aggregate (integer
+// values: the float sums are exact).
+TEST(AccumulatorConcurrencyTest, ConcurrentAppliesAndTakesLoseNothing) {
+  auto s = NewSession(AccumulatorGraph("", "SUM"));
+  constexpr int kThreads = 4, kEach = 50;
+  std::atomic<int> failures{0};
+  std::atomic<bool> applied{false};
+  std::thread appliers([&] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        std::vector<Tensor> out;
+        for (int k = 0; k < kEach; ++k) {
+          if (!s->Run(Grad(t + 1, k, int64_t{1} << 40), {}, {"apply"}, &out).ok()) failures++;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    applied = true;
+  });
+  double sum0 = 0, sum1 = 0;
+  int takes = 0;
+  std::vector<Tensor> out;
+  while (true) {
+    const bool all_applied = applied;  // read before Num: then Num == 0 means all were taken
+    if (Num(s.get()) == 0) {
+      if (all_applied) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    // Something is there and only this thread takes: the take cannot wait for long.
+    Status st = RunWithTimeout(s.get(), Need(1), {"take:0"}, {}, &out, 20000);
+    ASSERT_TRUE(st.ok()) << st;
+    sum0 += out[0].flat<float>()[0];
+    sum1 += out[0].flat<float>()[1];
+    ++takes;
+  }
+  appliers.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(takes, 1);
+  EXPECT_EQ(sum0, kEach * (1 + 2 + 3 + 4));
+  EXPECT_EQ(sum1, kThreads * (kEach * (kEach - 1) / 2));
 }
 
 TEST(AccumulatorErrorsTest, BadInputIsInvalidArgumentNamingTheNode) {
