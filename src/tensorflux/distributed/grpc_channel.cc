@@ -1,6 +1,8 @@
 #include "tensorflux/distributed/grpc_channel.h"
 
 #include <chrono>
+#include <malloc.h>
+
 #include <limits>
 #include <mutex>
 
@@ -78,6 +80,13 @@ void PinGrpcCallbackThreads() {
     pin->stub.UnaryCall(&pin->ctx, "/tensorflux.Pin/Pin", grpc::StubOptions(), &pin->request,
                         &pin->response, [](grpc::Status) {});
   });
+}
+
+bool TuneMallocForLargeTransfers() {
+  const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, 64 << 20) == 1;
+  const bool trim_ok = mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
+  const bool arena_ok = mallopt(M_ARENA_MAX, 1) == 1;
+  return mmap_ok && trim_ok && arena_ok;
 }
 
 StatusOr<std::shared_ptr<grpc::Channel>> NewGrpcChannel(const std::string& address,

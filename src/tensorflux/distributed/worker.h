@@ -23,7 +23,8 @@
 // (CallOptions, the RPC's deadline on a server), else WorkerOptions.recv_timeout_ms. The step's
 // rendezvous lives until CleanupGraph(step_id), so other workers can still take what it sent.
 // step_stats (exec_opts.record_timeline) and partition graphs (record_partition_graphs) are
-// returned when asked. is_partial is UNIMPLEMENTED.
+// returned when asked. is_partial is UNIMPLEMENTED; store_errors_in_response_body is ignored
+// (errors are the call's status); request_id is not checked for retries.
 //
 // RecvTensor(step_id, key): the key's send device must be a device of this worker with the
 // incarnation in the key (ABORTED otherwise: the worker restarted since the graph was

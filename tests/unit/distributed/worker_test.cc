@@ -6,6 +6,8 @@
 #include "tensorflux/distributed/worker.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "distributed/worker_test_util.h"
@@ -139,6 +141,69 @@ TEST(WorkerTest, PartitionedGraphAcrossTwoTasksMatchesLocalSession) {
   std::vector<RunGraphResponse> resps;
   auto st = cluster.RunStep(*handles, 101, {}, &resps);
   EXPECT_EQ(st[0].code(), absl::StatusCode::kAborted) << st[0];
+}
+
+// A partition keeps running its ready nodes while a tensor from another task is in flight:
+// task 1 starts first; its independent Neg finishes long before the tensor task 0 sends 300 ms
+// later arrives. The step stats (record_timeline) and partition graphs come back.
+TEST(WorkerTest, RecvTensorIsAsynchronousAndStepStatsComeBack) {
+  TestCluster cluster(2);
+  const std::string graph =
+      FloatConst("x", WorkerDevice(0), {2}, {}) +
+      absl::StrCat("node { name: 'y' op: 'Neg' input: 'x' device: '", WorkerDevice(1),
+                   "' attr { key: 'T' value { type: DT_FLOAT } } } ") +
+      FloatConst("c", WorkerDevice(1), {5}, {}) +
+      absl::StrCat("node { name: 'n' op: 'Neg' input: 'c' device: '", WorkerDevice(1),
+                   "' attr { key: 'T' value { type: DT_FLOAT } } } ") +
+      SendNode("y_fetch", "y", WorkerDevice(1), "fetch_y") +
+      SendNode("n_fetch", "n", WorkerDevice(1), "fetch_n");
+  auto handles = cluster.RegisterPartitioned(graph);
+  ASSERT_TRUE(handles.ok()) << handles.status();
+  RunGraphRequest req1;
+  req1.set_graph_handle((*handles)[1]);
+  req1.set_step_id(77);
+  req1.mutable_exec_opts()->set_record_timeline(true);
+  req1.mutable_exec_opts()->set_record_partition_graphs(true);
+  req1.add_recv_key(ClientKey(WorkerDevice(1), kClientDevice, "fetch_y"));
+  req1.add_recv_key(ClientKey(WorkerDevice(1), kClientDevice, "fetch_n"));
+  RunGraphResponse resp1;
+  CallOptions opts1;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done1 = false;
+  Status s1;
+  cluster.client(1)->RunGraphAsync(&opts1, &req1, &resp1, [&](const Status& s) {
+    std::lock_guard<std::mutex> l(mu);
+    s1 = s;
+    done1 = true;
+    cv.notify_all();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  RunGraphRequest req0;
+  req0.set_graph_handle((*handles)[0]);
+  req0.set_step_id(77);
+  RunGraphResponse resp0;
+  ASSERT_TRUE(cluster.client(0)->RunGraph(req0, &resp0).ok());
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return done1; });
+  }
+  ASSERT_TRUE(s1.ok()) << s1;
+  EXPECT_EQ(Values(resp1.recv(0).tensor()), (std::vector<float>{-2}));
+  EXPECT_EQ(Values(resp1.recv(1).tensor()), (std::vector<float>{-5}));
+  ASSERT_EQ(resp1.step_stats().dev_stats_size(), 1);
+  EXPECT_EQ(resp1.step_stats().dev_stats(0).device(), WorkerDevice(1));
+  int64_t n_end = -1, y_start = -1;
+  for (const NodeExecStats& ns : resp1.step_stats().dev_stats(0).node_stats()) {
+    if (ns.node_name() == "n") n_end = ns.all_start_micros() + ns.all_end_rel_micros();
+    if (ns.node_name() == "y") y_start = ns.all_start_micros();
+  }
+  ASSERT_GT(n_end, 0);
+  ASSERT_GT(y_start, 0);
+  EXPECT_GT(y_start - n_end, 100000) << "n ended at " << n_end << ", y started at " << y_start;
+  ASSERT_EQ(resp1.partition_graph_size(), 1);
+  EXPECT_GE(resp1.partition_graph(0).node_size(), 5);
+  ASSERT_TRUE(cluster.CleanupStep(77).ok());
 }
 
 TEST(WorkerTest, RecvTensorFromAGoneTaskFailsFastNamingIt) {
