@@ -227,6 +227,52 @@ TEST(WorkerTest, RecvTensorFromAGoneTaskFailsFastNamingIt) {
   ASSERT_TRUE(cluster.CleanupStep(5).ok());
 }
 
+TEST(WorkerTest, ATaskKilledDuringTheStepFailsItFastNamingIt) {
+  TestCluster cluster(2);
+  // Task 1 waits for a tensor of task 0, whose step never runs; task 0 then goes away.
+  const std::string graph =
+      RecvNode("r", WorkerDevice(1), "edge_1_y", WorkerDevice(0), cluster.incarnation(0)) +
+      SendNode("r_fetch", "r", WorkerDevice(1), "fetch_r");
+  RegisterGraphRequest req;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(graph, req.mutable_graph_def()));
+  RegisterGraphResponse reg;
+  ASSERT_TRUE(cluster.client(1)->RegisterGraph(req, &reg).ok());
+  RunGraphRequest run;
+  run.set_graph_handle(reg.graph_handle());
+  run.set_step_id(11);
+  RunGraphResponse ran;
+  CallOptions opts;
+  opts.SetTimeout(20000);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  Status result;
+  const auto start = std::chrono::steady_clock::now();
+  cluster.client(1)->RunGraphAsync(&opts, &run, &ran, [&](const Status& s) {
+    std::lock_guard<std::mutex> l(mu);
+    result = s;
+    finished = true;
+    cv.notify_all();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  cluster.Kill(0);
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return finished; });
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(result.code() == absl::StatusCode::kUnavailable ||
+              result.code() == absl::StatusCode::kAborted)
+      << result;
+  EXPECT_NE(std::string(result.message()).find("/job:worker/replica:0/task:0"), std::string::npos)
+      << result;
+  EXPECT_LT(secs, 10.0);
+  CleanupGraphRequest cleanup;
+  cleanup.set_step_id(11);
+  CleanupGraphResponse cleaned;
+  ASSERT_TRUE(cluster.client(1)->CleanupGraph(cleanup, &cleaned).ok());
+}
+
 TEST(WorkerTest, AFailingPartitionAbortsTheOtherTask) {
   TestCluster cluster(2);
   // Task 0: MatMul of [2,2] by [3,1] fails; its result was to go to task 1, which waits for it.

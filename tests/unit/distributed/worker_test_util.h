@@ -100,6 +100,11 @@ class TestCluster {
   std::shared_ptr<WorkerInterface> client(int i) {
     return clients_->GetOrCreateWorker(WorkerDevice(i)).value();
   }
+  // Stops task i's server at once (calls in flight are cancelled), as a killed task would.
+  void Kill(int i) {
+    tasks_[i].server->Shutdown(std::chrono::system_clock::now());
+    tasks_[i].server.reset();
+  }
   std::shared_ptr<grpc::Channel> channel(int i) {
     return channels_->FindChannel(WorkerDevice(i)).value();
   }
