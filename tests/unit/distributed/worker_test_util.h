@@ -67,12 +67,15 @@ class TestCluster {
 
   // Starts `n` tasks; a task whose index is in `down` is given a port with no server (it is
   // started and shut down again, so nothing listens there).
+  // `server_credentials`: insecure when null.
   explicit TestCluster(int n, const std::vector<int>& down = {},
                        GrpcWorkerServiceOptions service_options = GrpcWorkerServiceOptions(),
-                       GrpcChannelOptions channel_options = GrpcChannelOptions()) {
+                       GrpcChannelOptions channel_options = GrpcChannelOptions(),
+                       std::shared_ptr<grpc::ServerCredentials> server_credentials = nullptr) {
+    if (server_credentials == nullptr) server_credentials = grpc::InsecureServerCredentials();
     std::vector<std::string> addresses;
     for (int i = 0; i < n; ++i) {
-      tasks_.push_back(Start(i, service_options));
+      tasks_.push_back(Start(i, service_options, server_credentials));
       addresses.push_back(absl::StrCat("127.0.0.1:", tasks_.back().port));
     }
     for (int i : down) {
@@ -87,6 +90,14 @@ class TestCluster {
           channels_, tasks_[i].worker->task_name(), tasks_[i].worker.get()));
     }
     clients_ = std::make_shared<GrpcWorkerCache>(channels_, "", nullptr);
+  }
+
+  // A client of task i with other channel options (no caching).
+  std::shared_ptr<WorkerInterface> client_with(int i, const GrpcChannelOptions& options) {
+    const std::string address = absl::StrCat("127.0.0.1:", tasks_[i].port);
+    auto channel = NewGrpcChannel(address, options);
+    if (!channel.ok()) return nullptr;
+    return std::make_shared<GrpcRemoteWorker>(*channel, options, WorkerDevice(i), address);
   }
 
   ~TestCluster() {
@@ -191,7 +202,8 @@ class TestCluster {
   }
 
  private:
-  static Task Start(int index, const GrpcWorkerServiceOptions& service_options) {
+  static Task Start(int index, const GrpcWorkerServiceOptions& service_options,
+                    const std::shared_ptr<grpc::ServerCredentials>& credentials) {
     Task t;
     WorkerOptions o;
     o.job_name = "worker";
@@ -201,7 +213,7 @@ class TestCluster {
     t.worker = Worker::Create(o).value();
     t.service = std::make_unique<GrpcWorkerService>(t.worker.get(), service_options);
     grpc::ServerBuilder b;
-    b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &t.port);
+    b.AddListeningPort("127.0.0.1:0", credentials, &t.port);
     b.RegisterService(t.service->service());
     b.SetMaxReceiveMessageSize(-1);
     b.SetMaxSendMessageSize(-1);
