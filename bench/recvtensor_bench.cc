@@ -9,6 +9,8 @@
 //   BM_Memcpy/bytes: a memcpy into a fresh allocation of the same size, in the same process:
 //     the one-process bound a copying transfer is compared with.
 //
+//   BM_EmptyRunGraph: the round trip of one RunGraph call over gRPC for a graph of one NoOp.
+//
 // Sizes 4 KiB, 1 MiB, 64 MiB, 256 MiB. Issue 7's goal: >= 3 GB/s at 64 MiB. The process tunes
 // malloc as a server would (TuneMallocForLargeTransfers), and each size is warmed up first.
 #include <chrono>
@@ -124,6 +126,41 @@ void BM_RecvTensor(benchmark::State& state) {
 BENCHMARK(BM_RecvTensor)
     ->Arg(4 << 10)->Arg(1 << 20)->Arg(64 << 20)->Arg(256 << 20)
     ->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// The round trip of RunGraph over gRPC for a graph of one NoOp: what a distributed step costs
+// on one worker besides its kernels (request, session and graph lookup, the step's rendezvous,
+// the executor, the response). CleanupGraph runs untimed after each step.
+void BM_EmptyRunGraph(benchmark::State& state) {
+  TestCluster cluster(1);
+  auto handles = cluster.RegisterPartitioned(absl::StrCat(
+      "node { name: 'noop' op: 'NoOp' device: '", WorkerDevice(0), "' }"));
+  if (!handles.ok()) {
+    state.SkipWithError(std::string(handles.status().message()).c_str());
+    return;
+  }
+  auto client = cluster.client(0);
+  int64_t step = 0;
+  for (auto _ : state) {
+    RunGraphRequest req;
+    req.set_graph_handle((*handles)[0]);
+    req.set_step_id(++step);
+    RunGraphResponse resp;
+    const auto start = std::chrono::steady_clock::now();
+    Status s = client->RunGraph(req, &resp);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+    state.SetIterationTime(secs);
+    CleanupGraphRequest cleanup;
+    cleanup.set_step_id(step);
+    CleanupGraphResponse cleaned;
+    cluster.worker(0)->CleanupGraph(cleanup, &cleaned).IgnoreError();
+  }
+}
+BENCHMARK(BM_EmptyRunGraph)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 void BM_Memcpy(benchmark::State& state) {
   const int64_t bytes = state.range(0);

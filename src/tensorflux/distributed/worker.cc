@@ -207,7 +207,7 @@ void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
   args.inter_op_pool = pool_.get();
   if (request->exec_opts().record_timeline()) args.step_stats = response->mutable_step_stats();
   const bool record_graphs = request->exec_opts().record_partition_graphs();
-  auto finish = [this, step, opts, response, record_graphs, done](Status s) {
+  auto finish = [step, opts, response, record_graphs, done](Status s) {
     opts->ClearCancelCallback();
     if (!s.ok()) {
       Status aborted = step->rendezvous->abort_status();
