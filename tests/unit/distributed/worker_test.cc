@@ -474,6 +474,38 @@ TEST(WorkerTest, TokenIsRequiredWhenSet) {
   EXPECT_FALSE(BearerTokenMatches("Bearer abcd", "abc"));
 }
 
+// A tensor over the service's max_message_size is refused before anything is sent, with the
+// sizes in the message (the same check refuses tensors over gRPC's 2^31-1 bytes; tested without
+// allocating in tensor_coding_test).
+TEST(WorkerTest, ATensorOverTheMessageLimitIsRefusedClearly) {
+  GrpcWorkerServiceOptions service;
+  service.max_message_size = 1 << 20;
+  TestCluster cluster(1, {}, service);
+  const std::string dev = WorkerDevice(0);
+  const std::string graph =
+      absl::StrCat("node { name: 'dims' op: 'Const' device: '", dev,
+                   "' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: 'value' value "
+                   "{ tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: ",
+                   1 << 19, " } } } } ") +
+      FloatConst("v", dev, {0.5}, {}) +
+      absl::StrCat("node { name: 'fill' op: 'Fill' input: 'dims' input: 'v' device: '", dev,
+                   "' attr { key: 'T' value { type: DT_FLOAT } } } ") +
+      SendNode("send", "fill", dev, "big", WorkerDevice(1), cluster.incarnation(0));
+  auto handles = cluster.RegisterPartitioned(graph);
+  ASSERT_TRUE(handles.ok()) << handles.status();
+  std::vector<RunGraphResponse> resps;
+  ASSERT_TRUE(cluster.RunStep(*handles, 1, {}, &resps)[0].ok());
+  RecvTensorRequest recv;
+  recv.set_step_id(1);
+  recv.set_rendezvous_key(ClientKey(dev, WorkerDevice(1), "big", cluster.incarnation(0)));
+  TensorResponse got;
+  Status s = cluster.client(0)->RecvTensor(recv, &got);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_NE(std::string(s.message()).find("A tensor of 2097152 bytes"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("max_message_size"), std::string::npos) << s;
+  ASSERT_TRUE(cluster.CleanupStep(1).ok());
+}
+
 TEST(WorkerTest, A256MiBTensorCrossesIntact) {
   TestCluster cluster(1);
   constexpr int64_t kN = int64_t{64} << 20;  // 64 Mi int32 = 256 MiB
