@@ -48,7 +48,7 @@ from tensorflux.training.queue_runner import add_queue_runner  # noqa: F401,E402
 from tensorflux.training.queue_runner import start_queue_runners  # noqa: F401,E402
 from tensorflux.training.replication import average_gradients  # noqa: F401,E402
 from tensorflux.training.replication import towers  # noqa: F401,E402
-from tensorflux.training.server_lib import ClusterSpec  # noqa: F401,E402
+from tensorflux.training.cluster_spec import ClusterSpec  # noqa: F401,E402
 from tensorflux.training.session_run_hook import SessionRunArgs  # noqa: F401,E402
 from tensorflux.training.session_run_hook import SessionRunContext  # noqa: F401,E402
 from tensorflux.training.session_run_hook import SessionRunHook  # noqa: F401,E402

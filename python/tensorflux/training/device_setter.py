@@ -27,7 +27,7 @@ pass ps_strategy=tx.train.GreedyLoadBalancingStrategy(ps_tasks) to balance by si
 from tensorflux.framework import device as pydev
 from tensorflux.framework import dtypes
 from tensorflux.framework import tensor_shape
-from tensorflux.training import server_lib
+from tensorflux.training import cluster_spec
 
 # TF's list: the ops that create state a parameter server holds.
 STANDARD_PS_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "MutableHashTable",
@@ -114,8 +114,8 @@ def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:w
     ps_tasks to the number of tasks of ps_device's job. TypeError when ps_strategy is not
     callable."""
     if cluster is not None:
-        spec = cluster if isinstance(cluster, server_lib.ClusterSpec) else (
-            server_lib.ClusterSpec(cluster))
+        spec = cluster if isinstance(cluster, cluster_spec.ClusterSpec) else (
+            cluster_spec.ClusterSpec(cluster))
         ps_job = pydev.DeviceSpec.from_string(ps_device or "").job or "ps"
         if ps_job not in spec.jobs or not spec.num_tasks(ps_job):
             return None
