@@ -88,11 +88,14 @@ from tensorflux import nn
 from tensorflux import random
 from tensorflux import raw_ops
 from tensorflux import saved_model
+from tensorflux import summary
 from tensorflux import test
 from tensorflux.client import timeline
 from tensorflux import train
 
 from tensorflux.attr_value_pb2 import AttrValue, NameAttrList
+from tensorflux.event_pb2 import Event, SessionLog
+from tensorflux.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorflux.config_pb2 import (
     ConfigProto, GraphOptions, RunMetadata, RunOptions)
 from tensorflux.graph_pb2 import GraphDef

@@ -8,6 +8,7 @@
 #include "pywrap_common.h"
 #include "tensorflux/io/idx_reader.h"
 #include "tensorflux/io/record_io.h"
+#include "tensorflux/summary/events_writer.h"
 
 namespace py = pybind11;
 
@@ -60,6 +61,21 @@ void RegisterIoFunctions(py::module_& m) {
           py::arg("record"))
       .def("flush", [](io::RecordWriter& w) { ThrowIfError(w.Flush()); })
       .def("close", [](io::RecordWriter& w) { ThrowIfError(w.Close()); });
+  py::class_<summary::EventsWriter>(m, "EventsWriter")
+      .def(py::init([](const std::string& prefix, const std::string& suffix) {
+             return ValueOrThrow(summary::EventsWriter::Open(prefix, suffix)).release();
+           }),
+           py::arg("file_prefix"), py::arg("file_suffix") = "")
+      .def(
+          "write_event",
+          [](summary::EventsWriter& w, py::bytes event) {
+            std::string data = event;
+            ThrowIfError(w.WriteSerializedEvent(data));
+          },
+          py::arg("serialized_event"))
+      .def("flush", [](summary::EventsWriter& w) { ThrowIfError(w.Flush()); })
+      .def("close", [](summary::EventsWriter& w) { ThrowIfError(w.Close()); })
+      .def_property_readonly("filename", &summary::EventsWriter::filename);
   py::class_<PyRecordIterator>(m, "RecordIterator")
       .def(py::init<const std::string&, bool>(), py::arg("path"),
            py::arg("skip_corrupt") = false)

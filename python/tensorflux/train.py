@@ -54,6 +54,7 @@ from tensorflux.training.session_run_hook import SessionRunContext  # noqa: F401
 from tensorflux.training.session_run_hook import SessionRunHook  # noqa: F401,E402
 from tensorflux.training.session_run_hook import SessionRunValues  # noqa: F401,E402
 from tensorflux.training.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401,E402
+from tensorflux.summary.writer import summary_iterator  # noqa: F401
 # tf.train.Example and its parts (TF's protos, byte-compatible).
 from tensorflux.example_pb2 import Example, SequenceExample  # noqa: F401,E402
 from tensorflux.feature_pb2 import (  # noqa: F401,E402

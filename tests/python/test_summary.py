@@ -1,0 +1,114 @@
+"""tx.summary: summary ops run in a session, FileWriter's event files read back record by record
+(CRC-checked by the TFRecord reader) and compared with the values fed."""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+
+
+@pytest.fixture
+def graph():
+    with tx.Graph().as_default() as g:
+        yield g
+
+
+def _events(logdir):
+    files = glob.glob(os.path.join(str(logdir), "events.out.tfevents.*"))
+    assert len(files) == 1, files
+    return list(tx.train.summary_iterator(files[0]))
+
+
+def test_scalar_histogram_merge_all(graph, tmp_path):
+    x = tx.placeholder(tx.float32, [None], name="x")
+    with tx.name_scope("train"):
+        s1 = tx.summary.scalar("avg", tx.reduce_mean(x))
+    s2 = tx.summary.histogram("values", x)
+    merged = tx.summary.merge_all()
+    assert set(tx.get_collection(tx.GraphKeys.SUMMARIES)) == {s1, s2}
+    data = np.array([0.5, -1.0, 2.0, 1e-3], np.float32)
+    with tx.Session() as sess:
+        out = sess.run(merged, {x: data})
+    s = tx.Summary()
+    s.ParseFromString(out)
+    by_tag = {v.tag: v for v in s.value}
+    assert set(by_tag) == {"train/avg", "values"}
+    assert by_tag["train/avg"].simple_value == pytest.approx(data.mean(), rel=1e-6)
+    h = by_tag["values"].histo
+    assert h.num == 4 and h.min == -1.0 and h.max == 2.0
+    assert h.sum == pytest.approx(float(data.astype(np.float64).sum()), rel=1e-12)
+    assert h.sum_squares == pytest.approx(float((data.astype(np.float64) ** 2).sum()), rel=1e-12)
+    limits = np.array(h.bucket_limit)
+    counts = np.array(h.bucket)
+    lower = np.concatenate([[-np.inf], limits[:-1]])
+    expect = [np.sum((data >= lo) & (data < hi)) for lo, hi in zip(lower, limits)]
+    np.testing.assert_array_equal(counts, expect)
+
+
+def test_histogram_nan_names_tag(graph):
+    x = tx.placeholder(tx.float32, [2])
+    h = tx.summary.histogram("acts", x)
+    with tx.Session() as sess:
+        with pytest.raises(tx.errors.InvalidArgumentError, match="histogram for: acts"):
+            sess.run(h, {x: np.array([1.0, np.nan], np.float32)})
+
+
+def test_scalar_needs_a_scalar(graph):
+    with pytest.raises(ValueError, match="needs a scalar"):
+        tx.summary.scalar("v", tx.constant([1.0, 2.0]))
+
+
+def test_file_writer_round_trip(graph, tmp_path):
+    loss = tx.placeholder(tx.float32, [], name="loss_value")
+    summ = tx.summary.scalar("loss", loss)
+    logdir = tmp_path / "run" / "sub"
+    with tx.summary.FileWriter(str(logdir), graph=graph, filename_suffix=".t") as w:
+        assert w.filename.endswith(".t")
+        with tx.Session() as sess:
+            for step, value in enumerate([2.5, 1.25, 0.5]):
+                w.add_summary(sess.run(summ, {loss: value}), global_step=step)
+        w.add_scalars({"images_per_sec": 1234.5, "learning_rate": 1e-3}, global_step=3)
+        w.add_session_log(tx.SessionLog(status=tx.SessionLog.CHECKPOINT,
+                                        checkpoint_path="/x/model.ckpt-3"), global_step=3)
+    events = _events(logdir)
+    assert events[0].file_version == "brain.Event:2"
+    g = tx.GraphDef()
+    g.ParseFromString(events[1].graph_def)
+    assert "loss_value" in {n.name for n in g.node}
+    scalars = [(e.step, e.summary.value[0].tag, e.summary.value[0].simple_value)
+               for e in events[2:5]]
+    assert scalars == [(0, "loss", 2.5), (1, "loss", 1.25), (2, "loss", 0.5)]
+    extra = {v.tag: v.simple_value for v in events[5].summary.value}
+    assert extra == {"images_per_sec": 1234.5, "learning_rate": pytest.approx(1e-3)}
+    assert events[6].session_log.checkpoint_path == "/x/model.ckpt-3"
+    assert all(e.wall_time > 1.6e9 for e in events)
+
+
+def test_file_writer_flushes_at_max_queue(graph, tmp_path):
+    w = tx.summary.FileWriter(str(tmp_path), max_queue=2, flush_secs=1e9)
+    w.add_scalars({"a": 1.0}, 0)
+    w.add_scalars({"a": 2.0}, 1)  # the second add reaches max_queue: flushed without close()
+    assert [e.step for e in _events(tmp_path)[1:]] == [0, 1]
+    w.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        w.add_scalars({"a": 3.0}, 2)
+
+
+def test_corrupt_event_file_is_data_loss(graph, tmp_path):
+    with tx.summary.FileWriter(str(tmp_path)) as w:
+        w.add_scalars({"a": 1.0}, 0)
+        path = w.filename
+    raw = bytearray(open(path, "rb").read())
+    raw[-6] ^= 0xFF  # a byte of the last record's data: its CRC no longer matches
+    open(path, "wb").write(bytes(raw))
+    with pytest.raises(tx.errors.DataLossError):
+        list(tx.train.summary_iterator(path))
+
+
+def test_add_summary_type_error(graph, tmp_path):
+    with tx.summary.FileWriter(str(tmp_path)) as w:
+        with pytest.raises(TypeError, match="Summary proto"):
+            w.add_summary(3.0)
