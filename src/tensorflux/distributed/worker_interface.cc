@@ -1,6 +1,6 @@
 #include "tensorflux/distributed/worker_interface.h"
 
-#include <condition_variable>
+#include "absl/synchronization/notification.h"
 
 namespace tensorflux {
 
@@ -53,18 +53,13 @@ Status CallAndWait(WorkerInterface* w,
                    const Req& request, Resp* response, int64_t timeout_ms) {
   CallOptions opts;
   opts.SetTimeout(timeout_ms);
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;
+  absl::Notification finished;
   Status result;
   (w->*method)(&opts, &request, response, [&](const Status& s) {
-    std::lock_guard<std::mutex> l(mu);
     result = s;
-    finished = true;
-    cv.notify_all();
+    finished.Notify();
   });
-  std::unique_lock<std::mutex> l(mu);
-  cv.wait(l, [&] { return finished; });
+  finished.WaitForNotification();
   return result;
 }
 

@@ -1,11 +1,11 @@
 #include "tensorflux/runtime/partitioned_executor.h"
 
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/notification.h"
 #include "tensorflux/framework/node_def_util.h"
 #include "tensorflux/graph/graph_def_io.h"
 #include "tensorflux/runtime/rendezvous.h"
@@ -120,18 +120,13 @@ Status PartitionedExecutor::Run(const Executor::Args& args) const {
   LocalRendezvous rendezvous;
   a.rendezvous = &rendezvous;
   if (parts_.size() == 1) return parts_[0].executor->Run(a);
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;
+  absl::Notification finished;
   Status result;
   RunAsync(a, [&](const Status& s) {
-    std::lock_guard<std::mutex> l(mu);
     result = s;
-    finished = true;
-    cv.notify_all();
+    finished.Notify();
   });
-  std::unique_lock<std::mutex> l(mu);
-  cv.wait(l, [&] { return finished; });
+  finished.WaitForNotification();
   return result;
 }
 

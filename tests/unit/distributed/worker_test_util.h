@@ -1,9 +1,11 @@
 // Workers served over loopback gRPC in the test process: TestCluster starts N tasks of job
 // "worker" on ports the OS picks, connects each worker to the others through a GrpcWorkerCache,
 // and gives the test a gRPC client (GrpcRemoteWorker) for each task. Shared by the worker tests
-// and the RecvTensor benchmark.
+// and the RecvTensor benchmark. Also: text-graph node helpers, rendezvous keys of the client,
+// float values of a TensorProto, a raw-bytes call.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -12,7 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
 #include "google/protobuf/text_format.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
@@ -54,6 +58,56 @@ inline std::string RecvNode(const std::string& name, const std::string& device,
   return absl::StrCat("node { name: '", name, "' op: '_Recv' device: '", device,
                       "' attr { key: 'tensor_type' value { type: DT_FLOAT } } ",
                       SendRecvAttrs(tensor_name, send_device, incarnation, device), "} ");
+}
+
+inline std::string FloatConst(const std::string& name, const std::string& device,
+                       const std::vector<float>& v, const std::vector<int>& dims) {
+  std::string t = "tensor { dtype: DT_FLOAT tensor_shape { ";
+  for (int d : dims) t += absl::StrCat("dim { size: ", d, " } ");
+  t += "} ";
+  for (float f : v) t += absl::StrCat("float_val: ", f, " ");
+  t += "}";
+  return absl::StrCat("node { name: '", name, "' op: 'Const' device: '", device,
+                      "' attr { key: 'dtype' value { type: DT_FLOAT } } ",
+                      "attr { key: 'value' value { ", t, " } } } ");
+}
+
+inline std::string BinaryNode(const std::string& name, const std::string& op, const std::string& a,
+                       const std::string& b, const std::string& device) {
+  return absl::StrCat("node { name: '", name, "' op: '", op, "' input: '", a, "' input: '", b,
+                      "' device: '", device, "' attr { key: 'T' value { type: DT_FLOAT } } } ");
+}
+
+inline std::string ClientKey(const std::string& send_device, const std::string& recv_device,
+                      const std::string& name, uint64_t incarnation = 1) {
+  return Rendezvous::CreateKey(send_device, incarnation, recv_device, name, FrameAndIter());
+}
+
+// One call of `method` with raw request bytes, as a client that does not speak protobuf.
+inline grpc::Status RawCall(std::shared_ptr<grpc::Channel> channel, const std::string& method,
+                     const std::string& bytes, const std::string& token = "") {
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext ctx;
+  if (!token.empty()) ctx.AddMetadata("authorization", BearerAuthorization(token));
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1), response;
+  absl::Notification finished;
+  grpc::Status result;
+  stub.UnaryCall(&ctx, "/tensorflux.WorkerService/" + method, grpc::StubOptions(), &request,
+                 &response, [&](grpc::Status s) {
+                   result = s;
+                   finished.Notify();
+                 });
+  finished.WaitForNotification();
+  return result;
+}
+
+// The float values of a TensorProto; empty when it does not decode (so a comparison fails).
+inline std::vector<float> Values(const TensorProto& p) {
+  auto t = Tensor::FromProto(p);
+  if (!t.ok() || t->dtype() != DT_FLOAT) return {};
+  return std::vector<float>(t->flat<float>().begin(), t->flat<float>().end());
 }
 
 class TestCluster {
