@@ -1,12 +1,36 @@
 #include "tensorflux/distributed/remote_rendezvous.h"
 
+#include <chrono>
 #include <utility>
 #include <vector>
 
 namespace tensorflux {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 RemoteRendezvous::RemoteRendezvous(std::string task_name, int64_t step_id)
-    : task_name_(std::move(task_name)), step_id_(step_id) {}
+    : task_name_(std::move(task_name)), step_id_(step_id) {
+  Touch();
+}
+
+void RemoteRendezvous::Touch() { last_used_ms_.store(NowMs(), std::memory_order_release); }
+
+void RemoteRendezvous::StepStarted() {
+  running_.fetch_add(1, std::memory_order_acq_rel);
+  Touch();
+}
+
+void RemoteRendezvous::StepFinished() {
+  Touch();
+  running_.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 RemoteRendezvous::~RemoteRendezvous() {
   StartAbort(errors::Aborted("Step ", step_id_, "'s rendezvous was deleted"));
@@ -131,16 +155,59 @@ void RemoteRendezvous::StartAbort(const Status& status) {
 RendezvousMgr::~RendezvousMgr() { CleanupAll(errors::Aborted("The worker is shutting down")); }
 
 StatusOr<std::shared_ptr<RemoteRendezvous>> RendezvousMgr::FindOrCreate(int64_t step_id) {
-  std::lock_guard<std::mutex> l(mu_);
-  auto it = steps_.find(step_id);
-  if (it != steps_.end()) return it->second;
-  if (cleaned_.contains(step_id)) {
-    return errors::Aborted("Step ", step_id, " on ", task_name_,
-                           " was already cleaned up (CleanupGraph)");
+  std::vector<std::shared_ptr<RemoteRendezvous>> idle;
+  StatusOr<std::shared_ptr<RemoteRendezvous>> result;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    const int64_t now = NowMs();
+    if (now - last_sweep_ms_ >= std::min<int64_t>(1000, step_ttl_ms_ / 2 + 1)) {
+      last_sweep_ms_ = now;
+      idle = SweepLocked(now);
+    }
+    auto it = steps_.find(step_id);
+    if (it != steps_.end()) {
+      it->second->Touch();
+      result = it->second;
+    } else if (cleaned_.contains(step_id)) {
+      result = errors::Aborted("Step ", step_id, " on ", task_name_,
+                               " was already cleaned up (CleanupGraph, or idle for over ",
+                               step_ttl_ms_, " ms)");
+    } else {
+      auto r = std::make_shared<RemoteRendezvous>(task_name_, step_id);
+      steps_.emplace(step_id, r);
+      result = r;
+    }
   }
-  auto r = std::make_shared<RemoteRendezvous>(task_name_, step_id);
-  steps_.emplace(step_id, r);
-  return r;
+  for (auto& r : idle) {
+    r->StartAbort(errors::Aborted("Step ", r->step_id(), " on ", task_name_, " was idle for over ",
+                                  step_ttl_ms_, " ms without CleanupGraph and was dropped"));
+  }
+  return result;
+}
+
+std::vector<std::shared_ptr<RemoteRendezvous>> RendezvousMgr::SweepLocked(int64_t now_ms) {
+  std::vector<std::shared_ptr<RemoteRendezvous>> idle;
+  for (auto it = steps_.begin(); it != steps_.end();) {
+    const std::shared_ptr<RemoteRendezvous>& r = it->second;
+    if (!r->running() && now_ms - r->last_used_ms() > step_ttl_ms_) {
+      RememberCleanedLocked(it->first);
+      idle.push_back(r);
+      steps_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  return idle;
+}
+
+void RendezvousMgr::RememberCleanedLocked(int64_t step_id) {
+  if (cleaned_.insert(step_id).second) {
+    cleaned_order_.push_back(step_id);
+    if (cleaned_order_.size() > kRememberCleaned) {
+      cleaned_.erase(cleaned_order_.front());
+      cleaned_order_.pop_front();
+    }
+  }
 }
 
 void RendezvousMgr::Cleanup(int64_t step_id) {
@@ -152,13 +219,7 @@ void RendezvousMgr::Cleanup(int64_t step_id) {
       r = std::move(it->second);
       steps_.erase(it);
     }
-    if (cleaned_.insert(step_id).second) {
-      cleaned_order_.push_back(step_id);
-      if (cleaned_order_.size() > kRememberCleaned) {
-        cleaned_.erase(cleaned_order_.front());
-        cleaned_order_.pop_front();
-      }
-    }
+    RememberCleanedLocked(step_id);
   }
   if (r != nullptr) {
     r->StartAbort(errors::Aborted("Step ", step_id, " on ", task_name_, " was cleaned up"));

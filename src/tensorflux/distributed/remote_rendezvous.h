@@ -16,14 +16,19 @@
 // RendezvousMgr: step_id -> RemoteRendezvous, made on first use by RunGraph or by a RecvTensor
 // that arrives before its step runs here; CleanupGraph(step_id) drops it (aborting waiters with
 // ABORTED). A step id that was cleaned up is remembered (the last 4096), so a late RecvTensor or
-// RunGraph for it fails with ABORTED instead of waiting for a step that is over.
+// RunGraph for it fails with ABORTED instead of waiting for a step that is over. A step that no
+// RunGraph is running and that nothing has used for step_ttl_ms (its master died before
+// CleanupGraph) is dropped the same way by the next FindOrCreate (TF's TTL-based cleanup), so
+// the tensors it holds do not leak.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -59,6 +64,14 @@ class RemoteRendezvous : public Rendezvous,
   Status abort_status() const { return local_.abort_status(); }
   int64_t step_id() const { return step_id_; }
 
+  // RunGraph brackets its step with these; a running step is never dropped for idleness.
+  void StepStarted();
+  void StepFinished();
+  bool running() const { return running_.load(std::memory_order_acquire) > 0; }
+  // Monotonic milliseconds of the last FindOrCreate or StepFinished.
+  void Touch();
+  int64_t last_used_ms() const { return last_used_ms_.load(std::memory_order_acquire); }
+
  private:
   bool IsLocal(const ParsedKey& key) const;
   void RecvFromRemote(const ParsedKey& key, const Args& args, DoneCallback done);
@@ -66,6 +79,8 @@ class RemoteRendezvous : public Rendezvous,
   const std::string task_name_;
   const int64_t step_id_;
   LocalRendezvous local_;
+  std::atomic<int> running_{0};
+  std::atomic<int64_t> last_used_ms_{0};
 
   mutable std::mutex mu_;
   WorkerCacheInterface* cache_ = nullptr;
@@ -79,7 +94,9 @@ class RemoteRendezvous : public Rendezvous,
 
 class RendezvousMgr {
  public:
-  explicit RendezvousMgr(std::string task_name) : task_name_(std::move(task_name)) {}
+  // step_ttl_ms > 0.
+  explicit RendezvousMgr(std::string task_name, int64_t step_ttl_ms = 600000)
+      : task_name_(std::move(task_name)), step_ttl_ms_(step_ttl_ms) {}
   ~RendezvousMgr();
 
   // The step's rendezvous, made when missing. ABORTED when the step was cleaned up.
@@ -93,7 +110,13 @@ class RendezvousMgr {
 
  private:
   static constexpr size_t kRememberCleaned = 4096;
+  // Drops idle steps (see above); mu_ held. Returns them, to be aborted outside the lock.
+  std::vector<std::shared_ptr<RemoteRendezvous>> SweepLocked(int64_t now_ms);
+  void RememberCleanedLocked(int64_t step_id);
+
   const std::string task_name_;
+  const int64_t step_ttl_ms_;
+  int64_t last_sweep_ms_ = 0;
   mutable std::mutex mu_;
   absl::flat_hash_map<int64_t, std::shared_ptr<RemoteRendezvous>> steps_;
   absl::flat_hash_set<int64_t> cleaned_;

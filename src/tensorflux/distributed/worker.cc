@@ -28,6 +28,9 @@ StatusOr<std::unique_ptr<Worker>> Worker::Create(const WorkerOptions& options) {
   if (options.task_index < 0) {
     return errors::InvalidArgument("Bad task index ", options.task_index);
   }
+  if (options.step_ttl_ms <= 0 || options.recv_timeout_ms <= 0) {
+    return errors::InvalidArgument("WorkerOptions: step_ttl_ms and recv_timeout_ms must be > 0");
+  }
   const std::string task_name =
       absl::StrCat("/job:", options.job_name, "/replica:0/task:", options.task_index);
   TX_ASSIGN_OR_RETURN(DeviceNameUtils::ParsedName parsed, DeviceNameUtils::Parse(task_name));
@@ -48,7 +51,7 @@ StatusOr<std::unique_ptr<Worker>> Worker::Create(const WorkerOptions& options) {
 Worker::Worker(const WorkerOptions& options, std::string task_name)
     : options_(options),
       task_name_(std::move(task_name)),
-      rendezvous_mgr_(std::make_unique<RendezvousMgr>(task_name_)) {}
+      rendezvous_mgr_(std::make_unique<RendezvousMgr>(task_name_, options.step_ttl_ms)) {}
 
 Worker::~Worker() {
   rendezvous_mgr_->CleanupAll(errors::Aborted("Worker ", task_name_, " is shutting down"));
@@ -189,9 +192,11 @@ void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
   step->item = *std::move(item);
   step->rendezvous = *std::move(rendezvous);
   step->session = *std::move(session);
+  step->rendezvous->StepStarted();
   Status prepared = PrepareRunGraph(*request, step->rendezvous.get(), &step->recv_keys);
   if (!prepared.ok()) {
     step->rendezvous->StartAbort(prepared);
+    step->rendezvous->StepFinished();
     return done(prepared);
   }
   opts->SetCancelCallback([step] {
@@ -209,6 +214,10 @@ void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
   const bool record_graphs = request->exec_opts().record_partition_graphs();
   auto finish = [step, opts, response, record_graphs, done](Status s) {
     opts->ClearCancelCallback();
+    struct Finished {  // whichever way this returns
+      RemoteRendezvous* r;
+      ~Finished() { r->StepFinished(); }
+    } finished{step->rendezvous.get()};
     if (!s.ok()) {
       Status aborted = step->rendezvous->abort_status();
       if (!aborted.ok()) s = aborted;

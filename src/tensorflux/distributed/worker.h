@@ -21,7 +21,8 @@
 // and failing other workers' RecvTensor calls for the step; cancelling the call (or a RecvTensor
 // deadline) does the same. RecvTensor calls to other tasks take the call's timeout
 // (CallOptions, the RPC's deadline on a server), else WorkerOptions.recv_timeout_ms. The step's
-// rendezvous lives until CleanupGraph(step_id), so other workers can still take what it sent.
+// rendezvous lives until CleanupGraph(step_id), so other workers can still take what it sent
+// (or until it has been idle for WorkerOptions.step_ttl_ms).
 // step_stats (exec_opts.record_timeline) and partition graphs (record_partition_graphs) are
 // returned when asked. is_partial is UNIMPLEMENTED; store_errors_in_response_body is ignored
 // (errors are the call's status); request_id is not checked for retries.
@@ -58,6 +59,9 @@ struct WorkerOptions {
   ConfigProto config;
   // Deadline of a RecvTensor call to another task when the step's call has none.
   int64_t recv_timeout_ms = 60000;
+  // A step's rendezvous that no RunGraph is running and nothing used for this long is dropped
+  // (its master died before CleanupGraph; distributed/remote_rendezvous.h). > 0.
+  int64_t step_ttl_ms = 600000;
 };
 
 class Worker : public WorkerInterface {

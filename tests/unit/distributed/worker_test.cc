@@ -201,6 +201,48 @@ TEST(WorkerTest, VariablesPersistAcrossStepsUntilCleanupAll) {
   ASSERT_TRUE(cluster.CleanupStep(3).ok());
 }
 
+// A step whose master never calls CleanupGraph does not keep its tensors forever: once idle
+// for step_ttl_ms it is dropped (a late RecvTensor is ABORTED), while a newer step is kept.
+TEST(WorkerTest, AbandonedStepsAreDroppedAfterTheirTtl) {
+  WorkerOptions o;
+  o.job_name = "worker";
+  o.step_ttl_ms = 100;
+  auto worker = Worker::Create(o);
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  Worker* w = worker->get();
+  const std::string dev = WorkerDevice(0);
+  const uint64_t inc = w->device_mgr()->HostCPU()->attributes().incarnation();
+  RegisterGraphRequest reg;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      FloatConst("c", dev, {1, 2}, {2}) + SendNode("s", "c", dev, "out", WorkerDevice(1), inc),
+      reg.mutable_graph_def()));
+  RegisterGraphResponse handle;
+  ASSERT_TRUE(w->RegisterGraph(reg, &handle).ok());
+  RunGraphRequest run;
+  run.set_graph_handle(handle.graph_handle());
+  run.set_step_id(1);
+  RunGraphResponse ran;
+  ASSERT_TRUE(w->RunGraph(run, &ran).ok());  // its tensor waits for a receiver that never comes
+  EXPECT_EQ(w->num_steps(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  run.set_step_id(2);
+  ASSERT_TRUE(w->RunGraph(run, &ran).ok());  // its FindOrCreate sweeps step 1
+  EXPECT_EQ(w->num_steps(), 1);
+  RecvTensorRequest recv;
+  recv.set_step_id(1);
+  recv.set_rendezvous_key(ClientKey(dev, WorkerDevice(1), "out", inc));
+  TensorResponse got;
+  Status s = w->RecvTensor(recv, &got);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << s;
+  recv.set_step_id(2);
+  s = w->RecvTensor(recv, &got);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(got.tensor.flat<float>()[1], 2.0f);
+  WorkerOptions bad = o;
+  bad.step_ttl_ms = 0;
+  EXPECT_EQ(Worker::Create(bad).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(WorkerTest, SessionsScopeGraphs) {
   TestCluster cluster(1);
   auto w = cluster.client(0);
