@@ -257,7 +257,10 @@ void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
     }
     done(OkStatus());
   };
-  pool_->Schedule([step, args, finish] { step->item->executor->RunAsync(args, finish); });
+  // Started on the calling thread (a gRPC callback thread or the in-process master's): the
+  // executors run only cheap nodes inline and hand the rest to the pool, and _Recv waits are
+  // asynchronous, so the caller is not held; a hop to the pool first would cost a wakeup.
+  step->item->executor->RunAsync(args, finish);
 }
 
 void Worker::CleanupGraphAsync(CallOptions*, const CleanupGraphRequest* request,
