@@ -34,6 +34,17 @@
 //
 // CleanupAll(containers) empties those resource containers on every device (none: the default
 // container). Malformed requests (bad keys, bad tensors) are INVALID_ARGUMENT.
+//
+// One task's server, put together (tests/unit/distributed/worker_test_util.h does this):
+//   TuneMallocForLargeTransfers();                        // first thing in main (grpc_channel.h)
+//   auto worker = Worker::Create({.job_name = "worker", .task_index = 1, ...}).value();
+//   auto channels = std::shared_ptr<GrpcChannelCache>(GrpcChannelCache::Create(cluster, opts)...);
+//   worker->set_worker_cache(std::make_shared<GrpcWorkerCache>(channels, worker->task_name(),
+//                                                              worker.get()));
+//   GrpcWorkerService service(worker.get(), {.auth_token = token});
+//   grpc::ServerBuilder b;  b.RegisterService(service.service());  // + the master service
+//   b.SetMaxReceiveMessageSize(-1);  b.SetMaxSendMessageSize(-1);
+// Shut the server down before destroying the service and the worker.
 #pragma once
 
 #include <cstdint>
