@@ -88,6 +88,7 @@ from tensorflux import nn
 from tensorflux import random
 from tensorflux import raw_ops
 from tensorflux import saved_model
+from tensorflux.framework import graph_util
 from tensorflux import summary
 from tensorflux import test
 from tensorflux.client import timeline

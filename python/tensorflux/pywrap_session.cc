@@ -15,6 +15,7 @@
 #include "tensorflux/config.pb.h"
 #include "tensorflux/graph.pb.h"
 #include "tensorflux/runtime/session.h"
+#include "tensorflux/train/freeze_graph.h"
 
 namespace py = pybind11;
 
@@ -128,6 +129,12 @@ class PySession {
     ThrowIfError(s);
   }
 
+ // The session, created (with an empty graph) if no graph was given yet.
+  Session* session() {
+    ThrowIfError(EnsureCreated());
+    return session_.get();
+  }
+
  private:
   Status EnsureCreated() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -156,6 +163,45 @@ void RegisterSession(py::module_& m) {
       .def("list_devices", &PySession::ListDevices,
            "Serialized DeviceAttributes of the session's devices.")
       .def("close", &PySession::Close);
+
+  // tx.graph_util (train/freeze_graph.h): serialized GraphDefs in and out.
+  auto parse = [](const py::bytes& b) {
+    GraphDef g;
+    if (!g.ParseFromString(std::string(b)))
+      ThrowIfError(errors::InvalidArgument("not a serialized GraphDef"));
+    return g;
+  };
+  auto serialize = [](const GraphDef& g) { return py::bytes(g.SerializeAsString()); };
+  m.def(
+      "convert_variables_to_constants",
+      [parse, serialize](PySession& s, py::bytes graph_def, std::vector<std::string> outputs,
+                         std::vector<std::string> allow, std::vector<std::string> deny) {
+        FreezeOptions opts;
+        opts.variable_names_allowlist = std::move(allow);
+        opts.variable_names_denylist = std::move(deny);
+        GraphDef in = parse(graph_def);
+        Session* session = s.session();
+        StatusOr<GraphDef> out;
+        {
+          py::gil_scoped_release release;
+          out = ConvertVariablesToConstants(session, in, outputs, opts);
+        }
+        return serialize(ValueOrThrow(std::move(out)));
+      },
+      py::arg("session"), py::arg("graph_def"), py::arg("output_node_names"),
+      py::arg("allowlist"), py::arg("denylist"));
+  m.def(
+      "extract_sub_graph",
+      [parse, serialize](py::bytes graph_def, std::vector<std::string> dest) {
+        return serialize(ValueOrThrow(ExtractSubGraph(parse(graph_def), dest)));
+      },
+      py::arg("graph_def"), py::arg("dest_nodes"));
+  m.def(
+      "remove_training_nodes",
+      [parse, serialize](py::bytes graph_def, std::vector<std::string> protected_nodes) {
+        return serialize(ValueOrThrow(RemoveTrainingNodes(parse(graph_def), protected_nodes)));
+      },
+      py::arg("graph_def"), py::arg("protected_nodes"));
 }
 
 }  // namespace tensorflux::python
