@@ -88,12 +88,14 @@ class CallTimes {
 
 inline double Ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
-// A session on `graph`, run once with `feeds` -> `fetch` so that the executor (and any kernel
-// cache) is built before timing. nullptr after state.SkipWithError on any error.
+// A session (`options`: in process by default) on `graph`, run once with `feeds` -> `fetch` so
+// that the executor (and any kernel cache) is built before timing. nullptr after
+// state.SkipWithError on any error.
 inline std::unique_ptr<Session> WarmSession(benchmark::State& state, const GraphDef& graph,
                                             const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                            const std::string& fetch) {
-  auto session = NewSession(SessionOptions());
+                                            const std::string& fetch,
+                                            const SessionOptions& options = SessionOptions()) {
+  auto session = NewSession(options);
   Status s = session.ok() ? (*session)->Create(graph) : session.status();
   std::vector<Tensor> out;
   if (s.ok()) s = (*session)->Run(feeds, {fetch}, {}, &out);

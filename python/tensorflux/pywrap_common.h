@@ -66,5 +66,6 @@ void RegisterGradients(pybind11::module_& m);  // pywrap_gradients.cc
 void RegisterCheckpointFunctions(pybind11::module_& m);  // pywrap_checkpoint.cc
 void RegisterPyFuncFunctions(pybind11::module_& m);  // pywrap_py_func.cc
 void RegisterTimelineFunctions(pybind11::module_& m);  // pywrap_timeline.cc
+void RegisterServer(pybind11::module_& m);  // pywrap_server.cc (tx.train.Server)
 
 }  // namespace tensorflux::python

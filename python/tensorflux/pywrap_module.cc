@@ -15,4 +15,5 @@ PYBIND11_MODULE(_pywrap_tensorflux, m) {
   tensorflux::python::RegisterPyFuncFunctions(m);
   tensorflux::python::RegisterDeviceFunctions(m);
   tensorflux::python::RegisterTimelineFunctions(m);
+  tensorflux::python::RegisterServer(m);
 }

@@ -24,6 +24,7 @@ from tensorflux.training.training_util import get_or_create_global_step  # noqa:
 from tensorflux.training.saver import Saver  # noqa: F401
 from tensorflux.training.saver import get_checkpoint_state  # noqa: F401
 from tensorflux.training.saver import latest_checkpoint  # noqa: F401
+from tensorflux.training.server_lib import Server  # noqa: F401
 from tensorflux.training.basic_session_run_hooks import CheckpointSaverHook  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import CheckpointSaverListener  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import FeedFnHook  # noqa: F401,E402

@@ -4,6 +4,8 @@
 // CPU:N-1 (GPUs when a GPU factory is registered). A bad device_count makes every call fail
 // with INVALID_ARGUMENT (NewSession returns it).
 //
+// The graph logic (Create/Extend, feed and fetch checks, rewrite, passes, placement) is
+// runtime/graph_execution_state.h, shared with the distributed master.
 // Create/Extend keep the session's GraphDef and import it on every change, so a bad graph fails
 // there with the import's error (NOT_FOUND for an unknown op, INVALID_ARGUMENT for bad attrs,
 // inputs or a cycle). Extend appends nodes whose names must be new (INVALID_ARGUMENT otherwise).
@@ -74,6 +76,7 @@
 #include "tensorflux/graph/graph.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/function_runtime.h"
+#include "tensorflux/runtime/graph_execution_state.h"
 #include "tensorflux/runtime/partitioned_executor.h"
 #include "tensorflux/runtime/session.h"
 
@@ -108,15 +111,8 @@ class LocalSession : public Session {
     std::vector<std::string> placement;  // DevicePlacementLines of the placed graph
   };
 
-  // Places `g` (a step's pruned graph of `full`) on the session's devices, pinning stateful
-  // nodes where the whole graph's placement put them (passes/placer.h: PlaceStatefulNodes).
-  Status PlaceStepGraph(Graph* g, const std::shared_ptr<const Graph>& full);
-
-  Status ExtendLocked(const GraphDef& graph);  // mu_ held
   StatusOr<std::shared_ptr<ExecutorEntry>> GetOrCreateExecutor(
-      const std::shared_ptr<const Graph>& graph, const std::string& key,
-      const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
-      const std::vector<std::string>& targets);
+      const std::shared_ptr<const Graph>& graph, const RunSignature& sig);
 
   SessionOptions options_;
   Status init_status_;
@@ -128,17 +124,16 @@ class LocalSession : public Session {
   Device* host_device_ = nullptr;          // device_mgr_->HostCPU()
   std::unique_ptr<ThreadPool> inter_op_pool_;  // nullptr: run on the calling thread
   std::atomic<int64_t> next_step_id_{1};
-
-  std::mutex placement_mu_;  // serializes placements; guards stateful_placements_
-  absl::flat_hash_map<std::string, std::string> stateful_placements_;  // node -> device
-  std::shared_ptr<const Graph> whole_graph_placed_;  // the graph PlaceStatefulNodes last had
+  // The graph, run signatures, step graphs and stateful placements.
+  GraphExecutionState state_;
 
   // Guards the members below (std::mutex, visible to ThreadSanitizer; never held while running).
   mutable std::mutex mu_;
   bool closed_ = false;
-  GraphDef graph_def_;
-  std::shared_ptr<const Graph> graph_;  // null until a graph is created
   absl::flat_hash_map<std::string, std::shared_ptr<ExecutorEntry>> executors_;
 };
+
+// A LocalSession, or its init_status() error (NewSession's target "").
+StatusOr<std::unique_ptr<Session>> NewLocalSession(const SessionOptions& options);
 
 }  // namespace tensorflux

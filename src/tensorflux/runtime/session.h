@@ -3,6 +3,7 @@
 // values in order. LocalSession (NewSession with an empty target) runs in this process.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -17,7 +18,8 @@
 namespace tensorflux {
 
 struct SessionOptions {
-  // "" = in process. "grpc://host:port" = a remote master (later).
+  // "" = in process (LocalSession). "grpc://host:port" = the master of a tensorflux-server
+  // (distributed/grpc_session.h; registered when libtensorflux_distributed is loaded).
   std::string target;
   ConfigProto config;
 };
@@ -56,7 +58,14 @@ class Session {
   virtual Status ListDevices(std::vector<DeviceAttributes>* response) = 0;
 };
 
-// INVALID_ARGUMENT for a target this build cannot serve.
+// A LocalSession for target "", else the session of the factory registered for the target's
+// prefix. INVALID_ARGUMENT for a target no factory serves.
 StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options);
+
+// Makes NewSession hand targets that start with `prefix` (e.g. "grpc://") to `factory`. Called
+// from static initializers of the library that implements the target; a later registration of
+// the same prefix replaces the earlier one.
+using SessionFactory = std::function<StatusOr<std::unique_ptr<Session>>(const SessionOptions&)>;
+void RegisterSessionFactory(const std::string& prefix, SessionFactory factory);
 
 }  // namespace tensorflux

@@ -1,0 +1,453 @@
+#include "tensorflux/distributed/master_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tensorflux/distributed/cluster_spec.h"
+#include "tensorflux/framework/node_def_util.h"
+#include "tensorflux/framework/rendezvous.h"
+#include "tensorflux/passes/graph_partition.h"
+
+namespace tensorflux {
+namespace {
+
+constexpr int64_t kDefaultStepTimeoutMs = 60000;
+// How long Create waits for every task to answer GetStatus when the config sets no timeout.
+constexpr int64_t kDefaultConnectTimeoutMs = 20000;
+// Deadline of a CleanupGraph call (a task that is gone has nothing to clean).
+constexpr int64_t kCleanupTimeoutMs = 5000;
+
+uint64_t RandomU64() {
+  static std::mutex mu;
+  static std::mt19937_64 gen(std::random_device{}());
+  std::lock_guard<std::mutex> l(mu);
+  return gen();
+}
+
+// The Placer's view of a device of another task: name, type and attributes; it never runs a
+// kernel (the master only places and partitions for it).
+class RemoteDevice : public Device {
+ public:
+  explicit RemoteDevice(const DeviceAttributes& a)
+      : Device(a.name(), a.memory_limit(), a.physical_device_desc()) {}
+  Allocator* GetAllocator() override { return nullptr; }
+};
+
+// Runs fn(i) for i in [0, n) on their own threads and waits for all (n is the number of tasks: a
+// handful). Used for the calls that have no async form worth wiring (setup and teardown).
+template <typename Fn>
+void ParallelFor(int n, Fn fn) {
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (int i = 0; i < n; ++i) threads.emplace_back([&fn, i] { fn(i); });
+  for (std::thread& t : threads) t.join();
+}
+
+Status NameTask(const Status& s, const std::string& task, const char* what) {
+  if (s.ok()) return s;
+  return Status(s.code(), absl::StrCat(what, " on task ", task, " failed: ", s.message()));
+}
+
+// Turns the feed _Arg and fetch _Retval nodes of a partition into client-terminated _Recv and
+// _Send nodes under the keys the master sends and receives; records which feeds and fetches the
+// partition holds.
+void RewriteArgsAndRetvals(const std::string& device, uint64_t incarnation,
+                           const RunSignature& sig, GraphDef* part, std::vector<int>* feeds,
+                           std::vector<int>* fetches) {
+  for (NodeDef& n : *part->mutable_node()) {
+    const bool is_arg = n.op() == "_Arg";
+    if (!is_arg && n.op() != "_Retval") continue;
+    const int index = static_cast<int>(n.attr().at("index").i());
+    const DataType dtype = n.attr().at("T").type();
+    const std::string& tensor_name = is_arg ? sig.feeds[index] : sig.fetches[index];
+    n.mutable_attr()->erase("index");
+    if (is_arg) {
+      n.set_op("_Recv");
+      n.mutable_attr()->erase("T");
+      AddNodeAttr("tensor_type", dtype, &n);
+      feeds->push_back(index);
+    } else {
+      n.set_op("_Send");
+      fetches->push_back(index);
+    }
+    AddNodeAttr("tensor_name", tensor_name, &n);
+    AddNodeAttr("send_device", device, &n);
+    AddNodeAttr("send_device_incarnation", static_cast<int64_t>(incarnation), &n);
+    AddNodeAttr("recv_device", device, &n);
+    AddNodeAttr("client_terminated", true, &n);
+  }
+}
+
+}  // namespace
+
+std::string NewSessionHandle() {
+  return absl::StrFormat("%016x%016x", RandomU64(), RandomU64());
+}
+
+MasterSession::MasterSession(const MasterEnv* env, std::string handle, const ConfigProto& config)
+    : env_(env), handle_(std::move(handle)), config_(config), state_(config) {}
+
+MasterSession::~MasterSession() {
+  Close().IgnoreError();
+  WaitForCleanups();
+}
+
+StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(const MasterEnv* env,
+                                                               const std::string& handle,
+                                                               const ConfigProto& config) {
+  std::unique_ptr<MasterSession> s(new MasterSession(env, handle, config));
+  TX_RETURN_IF_ERROR(s->ListClusterDevices());
+  return s;
+}
+
+Status MasterSession::ListClusterDevices() {
+  std::vector<std::string> tasks = env_->worker_cache->ListWorkers();
+  const int n = static_cast<int>(tasks.size());
+  std::vector<std::shared_ptr<WorkerInterface>> workers(n);
+  std::vector<GetStatusResponse> status(n);
+  std::vector<Status> results(n);
+  const int64_t timeout_ms = config_.operation_timeout_in_ms() > 0
+                                 ? config_.operation_timeout_in_ms()
+                                 : kDefaultConnectTimeoutMs;
+  ParallelFor(n, [&](int i) {
+    auto w = env_->worker_cache->GetOrCreateWorker(tasks[i]);
+    if (!w.ok()) {
+      results[i] = w.status();
+      return;
+    }
+    workers[i] = *w;
+    // A task still starting refuses connections: ask again until the deadline.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (true) {
+      const int64_t left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               deadline - std::chrono::steady_clock::now()).count();
+      results[i] = workers[i]->GetStatus(GetStatusRequest(), &status[i], std::max<int64_t>(left, 1));
+      if (results[i].ok() || results[i].code() != absl::StatusCode::kUnavailable || left <= 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (!results[i].ok()) return;
+    CreateWorkerSessionRequest req;
+    req.set_session_handle(handle_);
+    *req.mutable_server_def() = env_->server_def;
+    CreateWorkerSessionResponse resp;
+    results[i] = workers[i]->CreateWorkerSession(req, &resp, timeout_ms);
+  });
+  for (int i = 0; i < n; ++i) {
+    TX_RETURN_IF_ERROR(NameTask(results[i], tasks[i], "Listing the devices"));
+    workers_[tasks[i]] = workers[i];
+  }
+  // This task's real devices first (the default place and the constant-folding device), then
+  // stand-ins for the other tasks' devices.
+  for (Device* d : env_->local_devices->ListDevices()) {
+    devices_.push_back(d);
+    device_attributes_.push_back(d->attributes());
+  }
+  for (int i = 0; i < n; ++i) {
+    for (const DeviceAttributes& a : status[i].device_attributes()) {
+      incarnations_[a.name()] = a.incarnation();
+      if (tasks[i] == env_->local_task) continue;
+      remote_devices_.push_back(std::make_unique<RemoteDevice>(a));
+      devices_.push_back(remote_devices_.back().get());
+      device_attributes_.push_back(a);
+    }
+  }
+  return OkStatus();
+}
+
+Status MasterSession::CreateGraph(const GraphDef& graph) {
+  TX_RETURN_IF_ERROR(state_.Create(graph));
+  return OkStatus();
+}
+
+Status MasterSession::Extend(const ExtendSessionRequest& request,
+                             ExtendSessionResponse* response) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return errors::Cancelled("Session ", handle_, " has been closed");
+  if (request.current_graph_version() != graph_version_.load()) {
+    return errors::FailedPrecondition("ExtendSession: current_graph_version ",
+                                      request.current_graph_version(),
+                                      " is not the session's graph version ",
+                                      graph_version_.load());
+  }
+  TX_RETURN_IF_ERROR(state_.Extend(request.graph_def()));
+  response->set_new_graph_version(++graph_version_);
+  return OkStatus();
+}
+
+std::vector<DeviceAttributes> MasterSession::ListDevices() const { return device_attributes_; }
+
+int MasterSession::NumCompiledSignatures() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return static_cast<int>(compiled_.size());
+}
+
+int64_t MasterSession::StepTimeoutMs(const RunOptions& options) const {
+  if (options.timeout_in_ms() > 0) return options.timeout_in_ms();
+  if (config_.operation_timeout_in_ms() > 0) return config_.operation_timeout_in_ms();
+  return kDefaultStepTimeoutMs;
+}
+
+StatusOr<std::shared_ptr<MasterSession::Compiled>> MasterSession::GetOrCompile(
+    const std::shared_ptr<const Graph>& graph, RunSignature sig) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return errors::Cancelled("Session ", handle_, " has been closed");
+    auto it = compiled_.find(sig.key);
+    if (it != compiled_.end()) return it->second;
+  }
+  TX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, state_.BuildStepGraph(graph, sig, devices_));
+  PartitionOptions popts;
+  popts.get_incarnation = [this](const std::string& device) -> uint64_t {
+    auto it = incarnations_.find(device);
+    return it == incarnations_.end() ? 1 : it->second;
+  };
+  std::map<std::string, GraphDef> partitions;
+  TX_RETURN_IF_ERROR(Partition(popts, *g, &partitions));
+
+  auto c = std::make_shared<Compiled>();
+  c->sig = std::move(sig);
+  c->feed_keys.resize(c->sig.feeds.size());
+  c->fetch_keys.resize(c->sig.fetches.size());
+  std::map<std::string, GraphDef> by_task;
+  std::map<std::string, TaskPart> parts;
+  for (auto& [device, part] : partitions) {
+    TX_ASSIGN_OR_RETURN(std::string task, ClusterSpec::TaskNameOf(device));
+    const uint64_t incarnation = popts.get_incarnation(device);
+    TaskPart& tp = parts[task];
+    tp.task = task;
+    std::vector<int> feeds, fetches;
+    RewriteArgsAndRetvals(device, incarnation, c->sig, &part, &feeds, &fetches);
+    for (int i : feeds) {
+      c->feed_keys[i] = Rendezvous::CreateKey(device, incarnation, device, c->sig.feeds[i], {0, 0});
+      tp.feeds.push_back(i);
+    }
+    for (int i : fetches) {
+      c->fetch_keys[i] =
+          Rendezvous::CreateKey(device, incarnation, device, c->sig.fetches[i], {0, 0});
+      tp.fetches.push_back(i);
+    }
+    GraphDef& merged = by_task[task];
+    if (merged.node_size() == 0) {
+      *merged.mutable_versions() = part.versions();
+      *merged.mutable_library() = part.library();
+    }
+    for (NodeDef& n : *part.mutable_node()) *merged.add_node() = std::move(n);
+  }
+  // Register each task's graph, in parallel.
+  std::vector<TaskPart*> list;
+  for (auto& [task, tp] : parts) {
+    auto w = workers_.find(task);
+    if (w == workers_.end()) {
+      return errors::Internal("placed on task ", task, ", which is not in the cluster");
+    }
+    tp.worker = w->second;
+    list.push_back(&tp);
+  }
+  std::vector<Status> results(list.size());
+  const int64_t timeout_ms = StepTimeoutMs(RunOptions());
+  ParallelFor(static_cast<int>(list.size()), [&](int i) {
+    RegisterGraphRequest req;
+    req.set_session_handle(handle_);
+    req.set_create_worker_session_called(true);
+    *req.mutable_graph_def() = std::move(by_task[list[i]->task]);
+    *req.mutable_graph_options() = config_.graph_options();
+    *req.mutable_config_proto() = config_;
+    RegisterGraphResponse resp;
+    results[i] = NameTask(list[i]->worker->RegisterGraph(req, &resp, timeout_ms), list[i]->task,
+                          "RegisterGraph");
+    list[i]->graph_handle = resp.graph_handle();
+  });
+  for (const Status& s : results) TX_RETURN_IF_ERROR(s);
+  for (auto& [task, tp] : parts) c->parts.push_back(std::move(tp));
+
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return errors::Cancelled("Session ", handle_, " has been closed");
+  auto [it, inserted] = compiled_.emplace(c->sig.key, c);
+  // A concurrent compile of the same signature won: its graphs serve; ours are left to Close
+  // (DeleteWorkerSession drops them).
+  return it->second;
+}
+
+Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& feed_values,
+                               int64_t step_id, int64_t timeout_ms, std::vector<Tensor>* fetched) {
+  const int n = static_cast<int>(c.parts.size());
+  struct Call {
+    CallOptions opts;
+    RunGraphRequest req;
+    RunGraphResponse resp;
+    Status status;
+  };
+  std::vector<std::unique_ptr<Call>> calls(n);
+  std::mutex mu;
+  std::condition_variable cv;
+  int pending = n;
+  int first_error = -1;
+  for (int i = 0; i < n; ++i) {
+    const TaskPart& tp = c.parts[i];
+    calls[i] = std::make_unique<Call>();
+    Call& call = *calls[i];
+    call.opts.SetTimeout(timeout_ms);
+    call.req.set_session_handle(handle_);
+    call.req.set_create_worker_session_called(true);
+    call.req.set_graph_handle(tp.graph_handle);
+    call.req.set_step_id(step_id);
+    for (int f : tp.feeds) {
+      NamedTensorProto* nt = call.req.add_send();
+      nt->set_name(c.feed_keys[f]);
+      feed_values[f].AsProtoTensorContent(nt->mutable_tensor());
+    }
+    for (int f : tp.fetches) call.req.add_recv_key(c.fetch_keys[f]);
+  }
+  for (int i = 0; i < n; ++i) {
+    Call* call = calls[i].get();
+    c.parts[i].worker->RunGraphAsync(&call->opts, &call->req, &call->resp,
+                                     [&, i, call](const Status& s) {
+      std::lock_guard<std::mutex> l(mu);
+      call->status = s;
+      if (!s.ok() && first_error < 0) {
+        first_error = i;
+        // The step cannot succeed: stop the other tasks' partitions now.
+        for (int j = 0; j < n; ++j) {
+          if (j != i) calls[j]->opts.StartCancel();
+        }
+      }
+      if (--pending == 0) cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return pending == 0; });
+  }
+  if (first_error >= 0) {
+    const Status& s = calls[first_error]->status;
+    const std::string& task = c.parts[first_error].task;
+    if (s.code() == absl::StatusCode::kDeadlineExceeded) {
+      return errors::DeadlineExceeded("Step ", step_id, " timed out after ", timeout_ms,
+                                      " ms waiting for task ", task, ": ", s.message());
+    }
+    return Status(s.code(), absl::StrCat("Step ", step_id, " failed on task ", task, ": ",
+                                         s.message()));
+  }
+  // Gather the fetches by key.
+  absl::flat_hash_map<std::string, const TensorProto*> by_key;
+  for (const auto& call : calls) {
+    for (const NamedTensorProto& nt : call->resp.recv()) by_key[nt.name()] = &nt.tensor();
+  }
+  fetched->resize(c.sig.fetches.size());
+  for (size_t i = 0; i < c.sig.fetches.size(); ++i) {
+    auto it = by_key.find(c.fetch_keys[i]);
+    if (it == by_key.end()) {
+      return errors::Internal("Step ", step_id, ": no worker returned fetch '",
+                              c.sig.fetches[i], "'");
+    }
+    TX_ASSIGN_OR_RETURN((*fetched)[i], Tensor::FromProto(*it->second));
+  }
+  return OkStatus();
+}
+
+void MasterSession::CleanupStepAsync(const Compiled& c, int64_t step_id) {
+  // A worker keeps a step's rendezvous until told (other tasks may still be receiving from it).
+  // Not waited for, so the step returns at once; Close waits for the calls still out.
+  struct Call {
+    CallOptions opts;
+    CleanupGraphRequest req;
+    CleanupGraphResponse resp;
+  };
+  for (const TaskPart& tp : c.parts) {
+    auto* call = new Call;
+    call->req.set_step_id(step_id);
+    call->opts.SetTimeout(kCleanupTimeoutMs);
+    {
+      std::lock_guard<std::mutex> l(cleanup_mu_);
+      ++pending_cleanups_;
+    }
+    tp.worker->CleanupGraphAsync(&call->opts, &call->req, &call->resp,
+                                 [this, call](const Status&) {
+                                   delete call;
+                                   std::lock_guard<std::mutex> l(cleanup_mu_);
+                                   if (--pending_cleanups_ == 0) cleanup_cv_.notify_all();
+                                 });
+  }
+}
+
+void MasterSession::WaitForCleanups() {
+  std::unique_lock<std::mutex> l(cleanup_mu_);
+  cleanup_cv_.wait(l, [this] { return pending_cleanups_ == 0; });
+}
+
+Status MasterSession::Run(const RunStepRequest& request, RunStepResponse* response) {
+  if (!request.partial_run_handle().empty()) {
+    return errors::Unimplemented("partial runs are not supported");
+  }
+  std::shared_ptr<const Graph> graph = state_.graph();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return errors::Cancelled("Session ", handle_, " has been closed");
+  }
+  if (graph == nullptr) {
+    return errors::FailedPrecondition("Session was not created with a graph before Run()");
+  }
+  std::vector<std::pair<std::string, Tensor>> inputs;
+  inputs.reserve(request.feed_size());
+  for (const NamedTensorProto& f : request.feed()) {
+    auto t = Tensor::FromProto(f.tensor());
+    if (!t.ok()) {
+      return errors::InvalidArgument("Feed '", f.name(), "': ", t.status().message());
+    }
+    inputs.emplace_back(f.name(), *std::move(t));
+  }
+  std::vector<std::string> fetches(request.fetch().begin(), request.fetch().end());
+  std::vector<std::string> targets(request.target().begin(), request.target().end());
+  TX_ASSIGN_OR_RETURN(RunSignature sig,
+                      GraphExecutionState::MakeSignature(*graph, inputs, fetches, targets));
+  TX_ASSIGN_OR_RETURN(std::shared_ptr<Compiled> c, GetOrCompile(graph, std::move(sig)));
+
+  std::vector<Tensor> feed_values;
+  feed_values.reserve(c->sig.feeds.size());
+  for (int i : c->sig.feed_input) feed_values.push_back(inputs[i].second);
+  const int64_t step_id = static_cast<int64_t>(RandomU64() >> 1);
+  std::vector<Tensor> fetched;
+  Status s = RunParts(*c, feed_values, step_id, StepTimeoutMs(request.options()), &fetched);
+  CleanupStepAsync(*c, step_id);
+  TX_RETURN_IF_ERROR(s);
+  for (size_t i = 0; i < c->sig.sources.size(); ++i) {
+    const RunSignature::Source& src = c->sig.sources[i];
+    NamedTensorProto* out = response->add_tensor();
+    out->set_name(request.fetch(static_cast<int>(i)));
+    const Tensor& t = src.from_feed ? inputs[src.index].second : fetched[src.index];
+    t.AsProtoTensorContent(out->mutable_tensor());
+  }
+  return OkStatus();
+}
+
+Status MasterSession::Close() {
+  std::vector<std::shared_ptr<WorkerInterface>> workers;
+  std::vector<std::string> tasks;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return OkStatus();
+    closed_ = true;
+    compiled_.clear();
+    for (auto& [task, w] : workers_) {
+      tasks.push_back(task);
+      workers.push_back(w);
+    }
+  }
+  state_.Reset();
+  WaitForCleanups();
+  // Deleting the worker session drops its graphs and steps on that task.
+  ParallelFor(static_cast<int>(workers.size()), [&](int i) {
+    DeleteWorkerSessionRequest req;
+    req.set_session_handle(handle_);
+    DeleteWorkerSessionResponse resp;
+    workers[i]->DeleteWorkerSession(req, &resp, 5000).IgnoreError();
+  });
+  return OkStatus();
+}
+
+}  // namespace tensorflux

@@ -1,0 +1,129 @@
+// MasterSession: one client session on a master (TF's MasterSession), running its graph over
+// every task of the cluster.
+//
+// Create lists the devices of every task (GetStatus on each worker, in parallel; a task that does
+// not answer within the session's timeout is UNAVAILABLE naming it) and creates a worker session
+// on each (CreateWorkerSession, shared resources as TF's isolate_session_state = false).
+//
+// A run signature (feeds, fetches, targets: runtime/graph_execution_state.h) is compiled once:
+// 1. the step graph is pruned, rewritten, optimized and placed over all the cluster's devices:
+//    this task's first ("/job:worker/replica:0/task:0/device:CPU:0" for the master of worker 0),
+//    so nodes without a request run on the master's own task, as TF's default device does;
+// 2. it is partitioned per device (passes/graph_partition.h: _Send/_Recv on every cross-device
+//    edge, cross-task ones included); each feed's _Arg becomes a _Recv and each fetch's _Retval
+//    a _Send with client_terminated = true, on the device where the placer put them, under the
+//    rendezvous key "<device>;<incarnation>;<device>;<tensor name>;0:0";
+// 3. the partitions of one task are registered with its worker as one graph (RegisterGraph).
+// A step (Run) picks a random step id, calls RunGraph on every task of the signature at once
+// (feeds sent to the task that receives them, fetches received from the task that sends them),
+// and waits for all; then CleanupGraph(step_id) on each of those tasks drops the step's state
+// (sent without waiting; Close waits for those still out). The first failure cancels the other
+// calls (their steps' rendezvous are aborted) and is returned with its code and the failing task named: a task killed mid-step gives UNAVAILABLE
+// "... /job:worker/replica:0/task:1 ...". Every call has a deadline: RunOptions.timeout_in_ms,
+// else ConfigProto.operation_timeout_in_ms, else 60 s bounds the whole step
+// (DEADLINE_EXCEEDED when it runs out).
+//
+// Close deregisters every graph and deletes the worker sessions (a worker that is gone is
+// skipped). Thread-safe: steps of one session may run concurrently.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "tensorflux/config.pb.h"
+#include "tensorflux/devices/device_mgr.h"
+#include "tensorflux/distributed/worker_interface.h"
+#include "tensorflux/master.pb.h"
+#include "tensorflux/runtime/graph_execution_state.h"
+
+namespace tensorflux {
+
+// What a master knows of its place: its task, its local devices and the workers of its cluster.
+struct MasterEnv {
+  std::string local_task;                  // "/job:worker/replica:0/task:0"
+  const DeviceMgr* local_devices = nullptr;  // this task's devices (constant folding runs here)
+  WorkerCacheInterface* worker_cache = nullptr;
+  ServerDef server_def;                    // passed to CreateWorkerSession
+};
+
+class MasterSession {
+ public:
+  // Lists the cluster's devices and creates the worker sessions (see above).
+  static StatusOr<std::unique_ptr<MasterSession>> Create(const MasterEnv* env,
+                                                         const std::string& handle,
+                                                         const ConfigProto& config);
+  ~MasterSession();
+
+  const std::string& handle() const { return handle_; }
+  int64_t graph_version() const { return graph_version_.load(); }
+
+  // Create/Extend's errors from GraphExecutionState; FAILED_PRECONDITION when
+  // current_graph_version is not the session's version.
+  Status CreateGraph(const GraphDef& graph);
+  Status Extend(const ExtendSessionRequest& request, ExtendSessionResponse* response);
+  Status Run(const RunStepRequest& request, RunStepResponse* response);
+  Status Close();
+
+  // Every device of the cluster: this task's, then the others'.
+  std::vector<DeviceAttributes> ListDevices() const;
+  // Number of signatures compiled (registered graphs), for tests.
+  int NumCompiledSignatures() const;
+
+ private:
+  struct TaskPart {
+    std::string task;
+    std::shared_ptr<WorkerInterface> worker;
+    std::string graph_handle;
+    std::vector<int> feeds;    // indices into RunSignature::feeds received on this task
+    std::vector<int> fetches;  // indices into RunSignature::fetches sent from this task
+  };
+  struct Compiled {
+    RunSignature sig;
+    std::vector<std::string> feed_keys;   // per sig.feeds
+    std::vector<std::string> fetch_keys;  // per sig.fetches
+    std::vector<TaskPart> parts;
+  };
+
+  MasterSession(const MasterEnv* env, std::string handle, const ConfigProto& config);
+  Status ListClusterDevices();
+  StatusOr<std::shared_ptr<Compiled>> GetOrCompile(const std::shared_ptr<const Graph>& graph,
+                                                   RunSignature sig);
+  Status RunParts(const Compiled& c, const std::vector<Tensor>& feed_values, int64_t step_id,
+                  int64_t timeout_ms, std::vector<Tensor>* fetched);
+  // CleanupGraph(step_id) on every task of the step, not waited for.
+  void CleanupStepAsync(const Compiled& c, int64_t step_id);
+  void WaitForCleanups();
+  int64_t StepTimeoutMs(const RunOptions& options) const;
+
+  const MasterEnv* env_;
+  const std::string handle_;
+  const ConfigProto config_;
+  GraphExecutionState state_;
+  std::atomic<int64_t> graph_version_{0};
+
+  // The cluster's devices (Placer's view: real local devices, stand-ins for remote ones).
+  std::vector<std::unique_ptr<Device>> remote_devices_;
+  std::vector<Device*> devices_;
+  std::vector<DeviceAttributes> device_attributes_;
+  absl::flat_hash_map<std::string, uint64_t> incarnations_;  // device -> incarnation
+  std::map<std::string, std::shared_ptr<WorkerInterface>> workers_;  // task -> worker
+
+  std::mutex cleanup_mu_;
+  std::condition_variable cleanup_cv_;
+  int pending_cleanups_ = 0;  // CleanupGraph calls not finished
+
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  absl::flat_hash_map<std::string, std::shared_ptr<Compiled>> compiled_;
+};
+
+// A fresh session handle (random, unguessable by other clients).
+std::string NewSessionHandle();
+
+}  // namespace tensorflux

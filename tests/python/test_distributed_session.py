@@ -1,0 +1,100 @@
+"""tx.train.Server in this process and tx.Session("grpc://..."): graphs built with the Python
+API run through a server's master (variables, optimizer steps, device requests over the tasks
+of a two-task cluster), with the same values as the in-process session."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+
+
+def _train_steps(target, steps=3):
+    """w (requested on the last task) trained by gradient descent on a least-squares loss; the
+    values of w after each step."""
+    g = tx.Graph()
+    with g.as_default():
+        x = tx.placeholder(tx.float32, [None, 2], name="x")
+        y = tx.placeholder(tx.float32, [None, 1], name="y")
+        with tx.device("/job:worker/task:1"):
+            w = tx.Variable([[0.5], [-0.25]], name="w")
+        pred = tx.matmul(x, w)
+        loss = tx.reduce_mean(tx.square(pred - y))
+        train = tx.train.GradientDescentOptimizer(0.1).minimize(loss)
+        init = tx.global_variables_initializer()
+    xs = np.array([[1, 2], [3, -1], [0.5, 0.25]], np.float32)
+    ys = np.array([[1], [2], [-1]], np.float32)
+    out = []
+    with tx.Session(target, graph=g) as sess:
+        sess.run(init)
+        for _ in range(steps):
+            sess.run(train, {x: xs, y: ys})
+            out.append(sess.run(w))
+    return out, xs, ys
+
+
+@pytest.fixture
+def cluster():
+    """Two in-process servers, tasks 0 and 1 of job "worker", on free ports."""
+    import socket
+    ports = []
+    for _ in range(2):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        ports.append(s.getsockname()[1])
+        s.close()
+    spec = {"worker": ["127.0.0.1:%d" % p for p in ports]}
+    servers = [tx.train.Server(spec, job_name="worker", task_index=i) for i in range(2)]
+    yield servers
+    for s in servers:
+        s.stop()
+
+
+def test_server_target_and_local_server():
+    server = tx.train.Server.create_local_server()
+    assert server.target.startswith("grpc://127.0.0.1:")
+    assert not server.target.endswith(":0")
+    with tx.Graph().as_default():
+        a = tx.constant([1.0, 2.0])
+        b = a * 3
+        with tx.Session(server.target) as sess:
+            np.testing.assert_array_equal(sess.run(b), [3.0, 6.0])
+            names = [d.name for d in sess.list_devices()]
+            assert names == ["/job:localhost/replica:0/task:0/device:CPU:0"]
+    server.stop()
+
+
+def test_training_over_two_tasks_matches_local(cluster):
+    remote, xs, ys = _train_steps(cluster[0].target)
+    local, _, _ = _train_steps("")
+    for r, l in zip(remote, local):
+        np.testing.assert_allclose(r, l, rtol=1e-6)
+    # By hand (float64): w <- w - 0.1 * 2/n * X^T (X w - y).
+    w = np.array([[0.5], [-0.25]])
+    for step in range(3):
+        w = w - 0.1 * 2 / len(xs) * xs.T.astype(np.float64) @ (xs @ w - ys)
+        np.testing.assert_allclose(remote[step], w, rtol=1e-5)
+
+
+def test_errors_come_back_with_their_types(cluster):
+    with tx.Graph().as_default():
+        x = tx.placeholder(tx.float32, [2], name="x")
+        y = x + 1
+        with tx.Session(cluster[1].target) as sess:
+            np.testing.assert_array_equal(sess.run(y, {x: [1, 2]}), [2, 3])
+            with pytest.raises(tx.errors.InvalidArgumentError):
+                sess.run(y)  # x not fed
+            with pytest.raises(tx.errors.InvalidArgumentError):
+                sess.run(y, {x: [1, 2, 3]})  # incompatible with x's shape
+
+
+def test_unreachable_master_is_unavailable():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    with tx.Graph().as_default():
+        c = tx.constant(1.0)
+        with pytest.raises(tx.errors.UnavailableError):
+            with tx.Session("grpc://127.0.0.1:%d" % port) as sess:
+                sess.run(c)

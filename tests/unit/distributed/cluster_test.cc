@@ -1,0 +1,277 @@
+// A cluster of tensorflux-server processes on loopback (ps + 2 workers, free ports): a training
+// step placed over the three tasks gives the LocalSession's values (and the hand-computed ones);
+// a worker killed with SIGKILL in the middle of a step fails the step within seconds with
+// UNAVAILABLE/ABORTED naming it, and a restarted worker serves a new session. In process: two
+// GrpcServers, and CloseSession leaves no session or step state on the other worker.
+#include <future>
+
+#include "gtest/gtest.h"
+#include "google/protobuf/text_format.h"
+#include "server_process.h"
+#include "tensorflux/distributed/grpc_server.h"
+#include "tensorflux/distributed/master.h"
+#include "tensorflux/distributed/worker.h"
+#include "tensorflux/runtime/session.h"
+
+namespace tensorflux {
+namespace {
+
+using server_test::FreePort;
+using server_test::ServerProcess;
+
+GraphDef ParseGraph(const std::string& text) {
+  GraphDef g;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g)) << text;
+  return g;
+}
+
+Tensor Floats(std::vector<float> v) {
+  Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(v.size())}));
+  for (size_t i = 0; i < v.size(); ++i) t.flat<float>()[i] = v[i];
+  return t;
+}
+
+std::vector<float> Values(const Tensor& t) {
+  return std::vector<float>(t.flat<float>().data(), t.flat<float>().data() + t.NumElements());
+}
+
+// w (on ps) -= lr * (w * x0 [worker 0] + w * x1 [worker 1]); "w_read" reads it.
+const char kTrainGraph[] = R"pb(
+  node {
+    name: "w" op: "VarHandleOp" device: "/job:ps/task:0"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 3 } } } }
+    attr { key: "shared_name" value { s: "w" } }
+  }
+  node {
+    name: "w_init_value" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
+                                         float_val: 1 float_val: 2 float_val: 3 } } }
+  }
+  node {
+    name: "w_init" op: "AssignVariableOp" input: "w" input: "w_init_value"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node { name: "w_read" op: "ReadVariableOp" input: "w" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node {
+    name: "x0" op: "Placeholder" device: "/job:worker/task:0"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "x1" op: "Placeholder" device: "/job:worker/task:1"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "g0" op: "Mul" input: "w_read" input: "x0" device: "/job:worker/task:0"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "g1" op: "Mul" input: "w_read" input: "x1" device: "/job:worker/task:1"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "g" op: "AddN" input: "g0" input: "g1" device: "/job:ps/task:0"
+    attr { key: "N" value { i: 2 } }
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "lr" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.125 } } }
+  }
+  node {
+    name: "delta" op: "Mul" input: "lr" input: "g" device: "/job:ps/task:0"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "train" op: "AssignSubVariableOp" input: "w" input: "delta"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+)pb";
+
+struct Cluster {
+  int ps_port, w0_port, w1_port;
+  std::string spec;
+  ServerProcess ps, w0, w1;
+
+  Cluster() : ps_port(FreePort()), w0_port(FreePort()), w1_port(FreePort()) {
+    spec = "ps=127.0.0.1:" + std::to_string(ps_port) + ";worker=127.0.0.1:" +
+           std::to_string(w0_port) + ",127.0.0.1:" + std::to_string(w1_port);
+  }
+  void Start(ServerProcess* p, const std::string& job, int task) {
+    p->Start({"--cluster", spec, "--job", job, "--task", std::to_string(task)});
+  }
+  bool StartAll() {
+    Start(&ps, "ps", 0);
+    Start(&w0, "worker", 0);
+    Start(&w1, "worker", 1);
+    return ps.WaitListening() && w0.WaitListening() && w1.WaitListening();
+  }
+};
+
+std::unique_ptr<Session> Connect(int port, int64_t timeout_ms = 10000) {
+  SessionOptions opts;
+  if (port > 0) opts.target = "grpc://127.0.0.1:" + std::to_string(port);
+  opts.config.set_operation_timeout_in_ms(timeout_ms);
+  auto s = NewSession(opts);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *std::move(s) : nullptr;
+}
+
+// Two training steps; the values of w after each.
+Status TrainTwice(Session* s, std::vector<std::vector<float>>* after) {
+  TX_RETURN_IF_ERROR(s->Run({}, {}, {"w_init"}, nullptr));
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x0", Floats({1, 0.5f, -1})},
+                                                             {"x1", Floats({2, 1, 0.25f})}};
+  for (int step = 0; step < 2; ++step) {
+    TX_RETURN_IF_ERROR(s->Run(feeds, {}, {"train"}, nullptr));
+    std::vector<Tensor> out;
+    TX_RETURN_IF_ERROR(s->Run({}, {"w_read"}, {}, &out));
+    after->push_back(Values(out[0]));
+  }
+  return OkStatus();
+}
+
+TEST(ClusterTest, TrainingStepMatchesLocalSession) {
+  Cluster c;
+  ASSERT_TRUE(c.StartAll()) << c.ps.log() << c.w0.log() << c.w1.log();
+  auto remote = Connect(c.w0_port);
+  ASSERT_TRUE(remote->Create(ParseGraph(kTrainGraph)).ok());
+  std::vector<std::vector<float>> got;
+  Status s = TrainTwice(remote.get(), &got);
+  ASSERT_TRUE(s.ok()) << s;
+
+  // The same graph in process (soft placement moves the /job:ps and /job:worker requests).
+  auto local = Connect(0);
+  ASSERT_TRUE(local->Create(ParseGraph(kTrainGraph)).ok());
+  std::vector<std::vector<float>> want;
+  ASSERT_TRUE(TrainTwice(local.get(), &want).ok());
+  EXPECT_EQ(got, want);
+  // By hand: w <- w * (1 - lr * (x0 + x1)), lr = 1/8: factors 5/8, 13/16, 35/32 (exact).
+  EXPECT_EQ(got[0], std::vector<float>({1 * 0.625f, 2 * 0.8125f, 3 * 1.09375f}));
+
+  // The nodes ran where they were asked to.
+  std::vector<DeviceAttributes> devices;
+  ASSERT_TRUE(remote->ListDevices(&devices).ok());
+  std::vector<std::string> names;
+  for (const auto& d : devices) names.push_back(d.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"/job:worker/replica:0/task:0/device:CPU:0",
+                                             "/job:ps/replica:0/task:0/device:CPU:0",
+                                             "/job:worker/replica:0/task:1/device:CPU:0"}));
+  RunOptions opts;
+  RunMetadata md;
+  std::vector<Tensor> out;
+  ASSERT_TRUE(remote->Run(opts, {{"x0", Floats({0, 0, 0})}, {"x1", Floats({0, 0, 0})}}, {},
+                          {"train"}, &out, &md).ok());
+  ASSERT_TRUE(remote->Close().ok());
+}
+
+TEST(ClusterTest, KilledWorkerFailsTheStepAndARestartedOneServes) {
+  Cluster c;
+  ASSERT_TRUE(c.StartAll()) << c.ps.log() << c.w0.log() << c.w1.log();
+  // A step that keeps worker 1 busy for seconds (a chain of 1536x1536 MatMuls), whose result
+  // worker 0 waits for.
+  std::string graph = R"pb(
+    node {
+      name: "shape" op: "Const" device: "/job:worker/task:1"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                           int_val: 1536 int_val: 1536 } } }
+    }
+    node {
+      name: "m0" op: "RandomUniform" input: "shape" device: "/job:worker/task:1"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "T" value { type: DT_INT32 } }
+      attr { key: "seed" value { i: 1 } }
+      attr { key: "seed2" value { i: 2 } }
+    }
+  )pb";
+  const int kDepth = 60;
+  for (int i = 1; i <= kDepth; ++i) {
+    graph += "node { name: 'm" + std::to_string(i) + "' op: 'MatMul' input: 'm" +
+             std::to_string(i - 1) + "' input: 'm0' device: '/job:worker/task:1' " +
+             "attr { key: 'T' value { type: DT_FLOAT } } }\n";
+  }
+  graph += "node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+           "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }"
+           " int_val: 0 int_val: 1 } } } }\n"
+           "node { name: 'total' op: 'Sum' input: 'm" + std::to_string(kDepth) +
+           "' input: 'axes' device: '/job:worker/task:0' attr { key: 'T' value { type: DT_FLOAT }"
+           " } attr { key: 'Tidx' value { type: DT_INT32 } } }\n";
+  auto session = Connect(c.w0_port, 20000);
+  ASSERT_TRUE(session->Create(ParseGraph(graph)).ok());
+  auto start = std::chrono::steady_clock::now();
+  auto step = std::async(std::launch::async, [&] {
+    std::vector<Tensor> out;
+    return session->Run({}, {"total"}, {}, &out);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  ASSERT_EQ(step.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the step finished before the worker was killed: make it longer";
+  c.w1.Signal(SIGKILL);
+  auto killed = std::chrono::steady_clock::now();
+  ASSERT_EQ(step.wait_for(std::chrono::seconds(8)), std::future_status::ready)
+      << "the step hangs after its worker died";
+  Status s = step.get();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LT(secs, 5.0);
+  EXPECT_TRUE(s.code() == absl::StatusCode::kUnavailable ||
+              s.code() == absl::StatusCode::kAborted)
+      << s;
+  EXPECT_NE(std::string(s.message()).find("/job:worker/replica:0/task:1"), std::string::npos) << s;
+  (void)start;
+  c.w1.Wait();
+
+  // The worker comes back on its port: a new session runs a step that uses it.
+  c.Start(&c.w1, "worker", 1);
+  ASSERT_TRUE(c.w1.WaitListening()) << c.w1.log();
+  auto again = Connect(c.w0_port);
+  ASSERT_TRUE(again->Create(ParseGraph(kTrainGraph)).ok());
+  std::vector<std::vector<float>> got;
+  s = TrainTwice(again.get(), &got);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(got[0], std::vector<float>({1 * 0.625f, 2 * 0.8125f, 3 * 1.09375f}));
+}
+
+TEST(ClusterTest, CloseSessionReleasesWorkerState) {
+  const int p0 = FreePort(), p1 = FreePort();
+  ServerDef def;
+  auto* job = def.mutable_cluster()->add_job();
+  job->set_name("worker");
+  (*job->mutable_tasks())[0] = "127.0.0.1:" + std::to_string(p0);
+  (*job->mutable_tasks())[1] = "127.0.0.1:" + std::to_string(p1);
+  def.set_job_name("worker");
+  GrpcServerOptions o0, o1;
+  o0.server_def = def;
+  o1.server_def = def;
+  o1.server_def.set_task_index(1);
+  auto s0 = GrpcServer::Create(o0);
+  auto s1 = GrpcServer::Create(o1);
+  ASSERT_TRUE(s0.ok() && s1.ok()) << s0.status() << s1.status();
+  auto session = Connect(p0);
+  ASSERT_TRUE(session->Create(ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" device: "/job:worker/task:1"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Mul" input: "x" input: "x" device: "/job:worker/task:1"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "z" op: "Neg" input: "y" device: "/job:worker/task:0"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )pb")).ok());
+  std::vector<Tensor> out;
+  Status st = session->Run({{"x", Floats({3, -4})}}, {"z"}, {}, &out);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(Values(out[0]), std::vector<float>({-9, -16}));
+  EXPECT_EQ((*s0)->master()->NumSessions(), 1);
+  EXPECT_EQ((*s1)->worker()->num_sessions(), 1);
+  ASSERT_TRUE(session->Close().ok());
+  EXPECT_EQ((*s0)->master()->NumSessions(), 0);
+  EXPECT_EQ((*s0)->worker()->num_sessions(), 0);
+  EXPECT_EQ((*s1)->worker()->num_sessions(), 0);
+  EXPECT_EQ((*s1)->worker()->num_steps(), 0);
+  EXPECT_EQ((*s0)->worker()->num_steps(), 0);
+}
+
+}  // namespace
+}  // namespace tensorflux
