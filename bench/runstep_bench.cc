@@ -65,7 +65,7 @@ void Measure(benchmark::State& state, const GraphDef& graph,
 void BM_EmptyRunStep(benchmark::State& state) {
   GraphDef g;
   Tensor one(DT_FLOAT, TensorShape({}));
-  one.scalar<float>()() = 1;
+  one.scalar<float>() = 1;
   AddConst(&g, "c", one);
   Measure(state, g, {}, "c");
 }
