@@ -41,12 +41,15 @@ std::string FormatTypeAndShape(const Tensor& t);
 // Prints "CODE: message" to stderr and returns 1.
 int ReportError(const Status& s);
 
-// inspect --optimize / --dot (optimize.cc).
+// inspect --optimize / --place / --partition / --dot (optimize.cc).
 struct OptimizeArgs {
   bool optimize = false;
+  bool place = false;      // the passes, then the Placer over `devices`
+  bool partition = false;  // and the partitioner (implies place)
+  std::string devices = "CPU=1";  // TYPE=COUNT[,TYPE=COUNT...], as ConfigProto.device_count
   std::string dot_file;  // "" none, "-" stdout
   std::vector<std::string> feeds, fetches, targets;
-  bool Requested() const { return optimize || !dot_file.empty(); }
+  bool Requested() const { return optimize || place || !dot_file.empty(); }
 };
 int OptimizeAndReport(const LoadedGraph& loaded, const OptimizeArgs& args);
 

@@ -1,6 +1,6 @@
 // tensorflux inspect GRAPH: ops by count, placeholders, unconsumed nodes, signatures. Works on the
-// GraphDef as written, so graphs with ops this build lacks can still be inspected. --optimize and
-// --dot import the graph (optimize.cc).
+// GraphDef as written, so graphs with ops this build lacks can still be inspected. --optimize,
+// --place, --partition and --dot import the graph (optimize.cc).
 #include <cstdio>
 #include <map>
 #include <set>
@@ -17,8 +17,8 @@ namespace tensorflux {
 namespace cli {
 
 const char kInspectUsage[] =
-    "usage: tensorflux inspect GRAPH [--optimize] [--dot FILE] [--feed NAME]...\n"
-    "                          [--fetch NAME]... [--target NODE]...\n"
+    "usage: tensorflux inspect GRAPH [--optimize] [--place [--devices SPEC] [--partition]]\n"
+    "                          [--dot FILE] [--feed NAME]... [--fetch NAME]... [--target NODE]...\n"
     "       tensorflux inspect FILE.tfrecord\n"
     "\n"
     "Prints the node count by op type, each Placeholder with its dtype and shape, the nodes\n"
@@ -29,8 +29,18 @@ const char kInspectUsage[] =
     "  --optimize    run the master's graph passes (constant folding, CSE, arithmetic\n"
     "                simplification, dead-node removal, fusion) as a session would, and print\n"
     "                the node count before and after each pass, then the ops left\n"
-    "  --dot FILE    write the graph as Graphviz DOT (after the passes with --optimize), one\n"
-    "                cluster per device (\"-\" writes to stdout)\n"
+    "  --place       run the passes, then the Placer over the devices of --devices as a\n"
+    "                session would (soft placement; its notes go to stderr), and print the\n"
+    "                node count per device (not with --dot -)\n"
+    "  --devices SPEC  the devices to place on, as ConfigProto.device_count: TYPE=COUNT[,...]\n"
+    "                (default CPU=1; e.g. CPU=4). Implies --place\n"
+    "  --partition   also split the placed graph into one graph per device joined by\n"
+    "                _Send/_Recv pairs, and print each partition's node and _Send/_Recv counts\n"
+    "                (not with --dot -). Implies --place\n"
+    "  --dot FILE    write the graph as Graphviz DOT (after the passes with --optimize or\n"
+    "                --place), one cluster per device: the requested devices, the assigned\n"
+    "                ones with --place, the partitions (with their _Send/_Recv and a dotted\n"
+    "                arrow per transfer) with --partition (\"-\" writes to stdout)\n"
     "  --feed NAME, --fetch NAME, --target NODE\n"
     "                the run signature to optimize for (repeatable): as `tensorflux run`, fed\n"
     "                tensors become arguments, fetches results, and the graph is pruned to\n"
@@ -75,17 +85,25 @@ int InspectMain(const std::vector<std::string>& args) {
       opt.optimize = true;
       continue;
     }
+    if (a == "--place" || a == "--partition") {
+      opt.place = true;
+      opt.partition = opt.partition || a == "--partition";
+      continue;
+    }
     std::vector<std::string>* list = a == "--feed"     ? &opt.feeds
                                      : a == "--fetch"  ? &opt.fetches
                                      : a == "--target" ? &opt.targets
                                                        : nullptr;
-    if (list != nullptr || a == "--dot") {
+    if (list != nullptr || a == "--dot" || a == "--devices") {
       if (i + 1 >= args.size())
         return ReportError(errors::InvalidArgument("option ", a, " needs a value"));
       if (list != nullptr) {
         list->push_back(args[++i]);
-      } else {
+      } else if (a == "--dot") {
         opt.dot_file = args[++i];
+      } else {
+        opt.devices = args[++i];
+        opt.place = true;
       }
       continue;
     }

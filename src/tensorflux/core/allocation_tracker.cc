@@ -12,6 +12,7 @@ std::atomic<int> AllocationTracker::active_threads_{0};
 AllocationTracker* AllocationTracker::Current() { return current_tracker; }
 
 void AllocationTracker::RecordAllocation(Allocator* a, const void* ptr, size_t num_bytes) {
+  std::lock_guard<std::mutex> l(mu_);
   int idx = 0;
   while (idx < static_cast<int>(usage_.size()) && usage_[idx].allocator != a) ++idx;
   if (idx == static_cast<int>(usage_.size())) usage_.push_back(Usage{a});
@@ -24,6 +25,7 @@ void AllocationTracker::RecordAllocation(Allocator* a, const void* ptr, size_t n
 }
 
 void AllocationTracker::RecordDeallocation(const void* ptr) {
+  std::lock_guard<std::mutex> l(mu_);
   auto it = live_.find(ptr);
   if (it == live_.end()) return;
   usage_[it->second.first].live_bytes -= static_cast<int64_t>(it->second.second);
@@ -32,24 +34,27 @@ void AllocationTracker::RecordDeallocation(const void* ptr) {
 
 const AllocationTracker::Usage* AllocationTracker::FindLive(const void* ptr,
                                                             size_t* num_bytes) const {
+  std::lock_guard<std::mutex> l(mu_);
   auto it = live_.find(ptr);
   if (it == live_.end()) return nullptr;
   *num_bytes = it->second.second;
   return &usage_[it->second.first];
 }
 
+// Only a non-null tracker counts as active: installing none costs the allocators nothing.
 ScopedAllocationTracking::ScopedAllocationTracking(AllocationTracker* tracker)
-    : tracker_(tracker) {
-  if (tracker_ == nullptr) return;
-  previous_ = current_tracker;
+    : tracker_(tracker), previous_(current_tracker) {
   current_tracker = tracker_;
-  AllocationTracker::active_threads_.fetch_add(1, std::memory_order_relaxed);
+  if (tracker_ != nullptr) {
+    AllocationTracker::active_threads_.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 ScopedAllocationTracking::~ScopedAllocationTracking() {
-  if (tracker_ == nullptr) return;
   current_tracker = previous_;
-  AllocationTracker::active_threads_.fetch_sub(1, std::memory_order_relaxed);
+  if (tracker_ != nullptr) {
+    AllocationTracker::active_threads_.fetch_sub(1, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace tensorflux

@@ -4,9 +4,13 @@
 //
 // While an AllocationTracker is installed on a thread (ScopedAllocationTracking), allocators that
 // report (the CPU devices' allocators, devices/cpu_device.cc) record each allocation made on
-// that thread, and each deallocation there of a buffer the tracker recorded. What a kernel
-// allocates on other threads (intra-op workers, an async kernel's callback) is not seen, nor are
-// tensors made without a device allocator (Tensor(dtype, shape) uses cpu_allocator() directly).
+// that thread, and each deallocation there of a buffer the tracker recorded. A kernel's work on
+// other threads is seen where the tracker follows it: ThreadPool::ParallelFor installs the
+// caller's tracker on the pool threads that run its shards (intra-op parallelism), and an async
+// kernel that continues on another thread wraps that continuation in BindAllocationTracker
+// (kernels/cpu/sendrecv_ops.cc's _Recv does). Not seen: tensors made without a device allocator
+// (Tensor(dtype, shape) uses cpu_allocator() directly) and work a kernel hands to a thread
+// without binding it. Thread-safe: several threads may record into one tracker at once.
 //
 // Cost when no thread tracks: one relaxed load of a global counter per allocation and
 // deallocation (AllocationTracker::AnyActive).
@@ -15,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -47,7 +52,7 @@ class AllocationTracker {
   // Counts only buffers this tracker recorded.
   void RecordDeallocation(const void* ptr);
 
-  // In order of first use.
+  // In order of first use. Read these once the tracked work is over.
   const absl::InlinedVector<Usage, 2>& usage() const { return usage_; }
   // The allocator and size of a buffer recorded here and not yet deallocated, else nullptr.
   const Usage* FindLive(const void* ptr, size_t* num_bytes) const;
@@ -56,12 +61,14 @@ class AllocationTracker {
   friend class ScopedAllocationTracking;
   static std::atomic<int> active_threads_;
 
+  mutable std::mutex mu_;  // guards the members below while threads record
   absl::InlinedVector<Usage, 2> usage_;
   absl::flat_hash_map<const void*, std::pair<int, size_t>> live_;  // ptr -> (usage index, bytes)
 };
 
-// Installs `tracker` on the calling thread for the scope's life (nullptr: installs nothing).
-// Scopes nest: the previous tracker is restored at the end.
+// Installs `tracker` on the calling thread for the scope's life; nullptr installs none (the
+// thread's allocations in the scope count for no tracker). Scopes nest: the previous tracker is
+// restored at the end.
 class ScopedAllocationTracking {
  public:
   explicit ScopedAllocationTracking(AllocationTracker* tracker);
@@ -73,5 +80,17 @@ class ScopedAllocationTracking {
   AllocationTracker* tracker_;
   AllocationTracker* previous_ = nullptr;
 };
+
+// `fn` wrapped to run with the calling thread's current tracker (or none) installed, wherever
+// it is called: an async kernel's continuation on another thread then counts for its node. The
+// executor keeps an async node's tracker until the kernel's done callback has run, so call the
+// wrapper before (or while) calling done, never after.
+template <typename Fn>
+auto BindAllocationTracker(Fn fn) {
+  return [tracker = AllocationTracker::Current(), fn = std::move(fn)](auto&&... args) mutable {
+    ScopedAllocationTracking tracking(tracker);
+    return fn(std::forward<decltype(args)>(args)...);
+  };
+}
 
 }  // namespace tensorflux

@@ -8,6 +8,7 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 #include "absl/synchronization/blocking_counter.h"
+#include "tensorflux/core/allocation_tracker.h"
 #include "tensorflux/core/max_parallelism.h"
 
 namespace tensorflux {
@@ -76,12 +77,18 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
   const std::function<void(int64_t, int64_t)>* f = &fn;
   // Runs shards until none are left. `f` is only dereferenced for a claimed shard, and the caller
   // does not return before every claimed shard is done, so it is still alive then.
-  auto work = [state, f, total, block, shards]() {
+  // The caller's allocation tracker (step stats) follows the shards to the pool threads; it
+  // outlives them for the same reason `f` does.
+  AllocationTracker* tracker = AllocationTracker::Current();
+  auto work = [state, f, total, block, shards, tracker]() {
     for (;;) {
       const int64_t s = state->next.fetch_add(1, std::memory_order_relaxed);
       if (s >= shards) return;
       const int64_t begin = s * block;
-      (*f)(begin, std::min(total, begin + block));
+      {
+        ScopedAllocationTracking tracking(tracker);
+        (*f)(begin, std::min(total, begin + block));
+      }
       state->pending.DecrementCount();
     }
   };

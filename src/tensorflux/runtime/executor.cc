@@ -135,6 +135,9 @@ class Step {
     OpKernelContext ctx;
     ReadyList ready;
     NodeExecStats* stats = nullptr;
+    // With stats: what the kernel allocates in ComputeAsync and in continuations it binds
+    // (BindAllocationTracker), until its done callback.
+    std::unique_ptr<AllocationTracker> tracker;
     std::atomic<bool> handoff{false};
   };
 
@@ -500,10 +503,16 @@ bool Step::ProcessNode(int id, ReadyQueue* q) {
     FillParams(item, &params);
     auto* as = new AsyncState(this, id, params);
     as->stats = stats;
-    if (stats != nullptr) nodestats::SetOpStart(stats, nodestats::NowNanos());
-    static_cast<AsyncOpKernel*>(item.kernel)->ComputeAsync(&as->ctx, [as] {
-      as->step->AsyncDone(as);
-    });
+    if (stats != nullptr) {
+      as->tracker = std::make_unique<AllocationTracker>();
+      nodestats::SetOpStart(stats, nodestats::NowNanos());
+    }
+    {
+      ScopedAllocationTracking tracking(as->tracker.get());
+      static_cast<AsyncOpKernel*>(item.kernel)->ComputeAsync(&as->ctx, [as] {
+        as->step->AsyncDone(as);
+      });
+    }
     if (as->handoff.exchange(true, std::memory_order_acq_rel)) {
       // The callback already ran; continue with its ready nodes on this thread.
       ready = std::move(as->ready);
@@ -530,10 +539,16 @@ bool Step::ProcessNode(int id, ReadyQueue* q) {
 }
 
 void Step::AsyncDone(AsyncState* as) {
+  // Nothing from here on counts for the node, whose tracker may be installed on this thread
+  // (a bound continuation calling done) and goes with `as`.
+  ScopedAllocationTracking untracked(nullptr);
   const NodeItem& item = impl_->items_[as->id];
   if (as->stats != nullptr) {
     nodestats::SetOpEnd(as->stats, nodestats::NowNanos());
-    if (as->ctx.status().ok()) nodestats::SetOutputs(as->stats, as->ctx.outputs(), nullptr);
+    if (as->ctx.status().ok()) {
+      nodestats::SetOutputs(as->stats, as->ctx.outputs(), as->tracker.get());
+    }
+    nodestats::SetMemory(as->stats, *as->tracker);
   }
   Status s = PostCompute(item, &as->ctx, &as->ready);
   if (!s.ok()) Abort(s);

@@ -15,10 +15,12 @@
 //                          when the node allocated that buffer itself (seen by its tracker),
 //                          allocator_name and allocated_bytes too (TF's timeline draws tensors
 //                          and memory from these)
-//   memory                 per allocator the node allocated from on its own thread while it
-//                          computed (core/allocation_tracker.h): total, peak and live bytes, and
-//                          the allocator's bytes in use when Compute returned. Async kernels
-//                          record none.
+//   memory                 per allocator the node allocated from while it computed
+//                          (core/allocation_tracker.h): on its own thread, on the intra-op
+//                          threads running its ParallelFor shards, and for an async kernel in
+//                          ComputeAsync and the continuations it binds until done; total, peak
+//                          and live bytes, and the allocator's bytes in use when Compute
+//                          returned (an async kernel: when done ran).
 // The stats of one device are merged into one DeviceStepStats per StepStats (TF's
 // StepStatsCollector), however many executors ran there.
 #pragma once

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "tensorflux/core/allocation_tracker.h"
 #include "tensorflux/core/allocator.h"
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/op_kernel.h"
@@ -189,10 +190,11 @@ class AsyncAddOneOp : public AsyncOpKernel {
       work();
       return;
     }
-    std::thread([work = std::move(work)] {
+    // Bound to the node's allocation tracker, so the output counts in its step stats.
+    std::thread(BindAllocationTracker([work = std::move(work)] {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       work();
-    }).detach();
+    })).detach();
   }
 
  private:

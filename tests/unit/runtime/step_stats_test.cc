@@ -1,15 +1,22 @@
 // Step stats (runtime/node_exec_stats.h): what the executor records per node (times, thread,
 // label, outputs, memory) for sync and async kernels, merging per device, and the session's
-// trace levels. Graphs use the TxRtTest ops (runtime_test_ops.h).
+// trace levels, and memory counted across threads: intra-op ParallelFor shards and async
+// kernels' bound continuations. Graphs use the TxRtTest ops (runtime_test_ops.h).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "runtime_test_ops.h"
+#include "tensorflux/core/threadpool.h"
 #include "tensorflux/devices/cpu_device.h"
+#include "tensorflux/framework/op.h"
+#include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/graph/graph_def_io.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/node_exec_stats.h"
@@ -169,8 +176,85 @@ TEST_F(StepStatsTest, AsyncKernelTimesAndOutputs) {
   EXPECT_LE(inc.op_end_rel_nanos(), inc.all_end_rel_nanos());
   EXPECT_EQ(inc.timeline_label(), "inc = TxRtTestAsyncAddOne(big)");
   ASSERT_EQ(inc.output_size(), 1);
-  EXPECT_EQ(inc.output(0).tensor_description().allocation_description().requested_bytes(), 16);
-  EXPECT_EQ(inc.memory_size(), 0);  // allocations of async kernels are not attributed
+  const auto& alloc = inc.output(0).tensor_description().allocation_description();
+  EXPECT_EQ(alloc.requested_bytes(), 16);
+  // The output was allocated on the kernel's own thread, which bound the node's tracker.
+  EXPECT_EQ(alloc.allocated_bytes(), 16);
+  EXPECT_EQ(alloc.allocator_name(), cpu0_.GetAllocator()->Name());
+  ASSERT_EQ(inc.memory_size(), 1);
+  EXPECT_EQ(inc.memory(0).total_bytes(), 16);
+  EXPECT_EQ(inc.memory(0).live_bytes(), 16);
+}
+
+TEST_F(StepStatsTest, AsyncKernelAllocatingInComputeAsync) {
+  GraphDef g;
+  AddNodeAttr("n", int64_t{3}, AddNode(&g, "big", "TxRtTestBig"));
+  AddNodeAttr("on_thread", false, AddNode(&g, "inc", "TxRtTestAsyncAddOne", {"big"}));
+  AddRetval(&g, "r", "inc", 0);
+  auto e = Build(g, &cpu0_);
+  ASSERT_TRUE(e.ok()) << e.status();
+  StepStats stats;
+  ASSERT_TRUE(Run(e->get(), 1, &stats, &pool_).ok());
+  const NodeExecStats& inc = *ByName(stats.dev_stats(0)).at("inc");
+  ASSERT_EQ(inc.memory_size(), 1);
+  EXPECT_EQ(inc.memory(0).total_bytes(), 12);
+  EXPECT_EQ(inc.output(0).tensor_description().allocation_description().allocated_bytes(), 12);
+}
+
+// TxStTestShardAlloc: y = x; allocates a 1000-byte temp in each of `shards` ParallelFor shards
+// on the intra-op pool, two of them at once (the first waits up to 5 s for a second), so at
+// least one runs on a pool thread. g_shards_off_caller counts shards run off the caller.
+std::atomic<int> g_shards_running{0};
+std::atomic<int> g_shards_off_caller{0};
+
+REGISTER_OP("TxStTestShardAlloc").Input("x: float").Output("y: float").Attr("shards: int");
+
+class ShardAllocOp : public OpKernel {
+ public:
+  explicit ShardAllocOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("shards", &shards_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ThreadPool* pool = ctx->intra_op_thread_pool();
+    OP_REQUIRES(ctx, pool != nullptr, errors::Internal("no intra-op pool"));
+    const std::thread::id caller = std::this_thread::get_id();
+    pool->ParallelFor(shards_, 1'000'000, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        Tensor temp;
+        OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, TensorShape({250}), &temp));
+        g_shards_running.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (g_shards_running.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+        if (std::this_thread::get_id() != caller) g_shards_off_caller.fetch_add(1);
+      }
+    });
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  int64_t shards_ = 0;
+};
+REGISTER_KERNEL_BUILDER(Name("TxStTestShardAlloc").Device(DEVICE_CPU), ShardAllocOp);
+
+TEST_F(StepStatsTest, AllocationsOnIntraOpThreads) {
+  CpuDevice cpu(kCpu0, /*intra_op_threads=*/3);
+  GraphDef g;
+  AddConst(&g, "c", 1.0f);
+  AddNodeAttr("shards", int64_t{4}, AddNode(&g, "sharded", "TxStTestShardAlloc", {"c"}));
+  AddRetval(&g, "r", "sharded", 0);
+  auto e = Build(g, &cpu);
+  ASSERT_TRUE(e.ok()) << e.status();
+  StepStats stats;
+  ASSERT_TRUE(Run(e->get(), 1, &stats, &pool_).ok());
+  EXPECT_GE(g_shards_off_caller.load(), 1);  // else the test proves nothing
+  const NodeExecStats& n = *ByName(stats.dev_stats(0)).at("sharded");
+  ASSERT_EQ(n.memory_size(), 1);
+  EXPECT_EQ(n.memory(0).allocator_name(), cpu.GetAllocator()->Name());
+  EXPECT_EQ(n.memory(0).total_bytes(), 4000);  // every shard's temp, whichever thread ran it
+  EXPECT_GE(n.memory(0).peak_bytes(), 2000);   // two held at once, on two threads
+  EXPECT_EQ(n.memory(0).live_bytes(), 0);      // each freed on the thread that made it
 }
 
 TEST_F(StepStatsTest, OneDeviceStepStatsPerDevice) {

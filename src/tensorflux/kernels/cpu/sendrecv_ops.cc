@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "tensorflux/core/allocation_tracker.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/framework/rendezvous.h"
 
@@ -83,11 +84,13 @@ class RecvOp : public AsyncOpKernel {
     };
     auto caller = std::make_shared<Caller>();
     auto* runner = ctx->runner();
+    // Bound to this node's allocation tracker: what the callback allocates, on whichever
+    // thread the sender calls it, counts in the _Recv's step stats.
     rendezvous->RecvAsync(
         key_, args,
-        [this, ctx, done, caller, runner](const Status& s, const Rendezvous::Args&,
-                                          const Rendezvous::Args&, const Tensor& value,
-                                          bool is_dead) {
+        BindAllocationTracker([this, ctx, done, caller, runner](
+                                  const Status& s, const Rendezvous::Args&,
+                                  const Rendezvous::Args&, const Tensor& value, bool is_dead) {
           if (!s.ok()) {
             ctx->SetStatus(s);
           } else if (is_dead) {
@@ -108,7 +111,7 @@ class RecvOp : public AsyncOpKernel {
           } else {
             (*runner)(done);
           }
-        });
+        }));
     caller->returned.store(true, std::memory_order_release);
   }
 
