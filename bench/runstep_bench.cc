@@ -10,6 +10,7 @@
 //     an Identity (the tensor crosses the wire twice as TensorProto content).
 #include "bench_util.h"
 #include "distributed/server_process.h"
+#include "tensorflux/distributed/grpc_channel.h"
 #include "tensorflux/distributed/grpc_server.h"
 
 namespace tensorflux::bench {
@@ -97,6 +98,7 @@ class Reporter : public SummaryReporter {
 }  // namespace tensorflux::bench
 
 int main(int argc, char** argv) {
+  tensorflux::TuneMallocForLargeTransfers();  // as tensorflux-server does (grpc_channel.h)
   tensorflux::bench::Reporter reporter;
   return tensorflux::bench::RunBenchmarks(argc, argv, &reporter);
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflux/distributed/cluster_spec.h"
+#include "tensorflux/distributed/grpc_channel.h"
 #include "tensorflux/distributed/grpc_server.h"
 
 namespace {
@@ -130,6 +131,9 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // gRPC's receive buffers come from the heap, not fresh pages, for every message
+  // (grpc_channel.h); first, before any thread starts.
+  TuneMallocForLargeTransfers();
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const std::string& a : args) {
     if (a == "-h" || a == "--help") {
