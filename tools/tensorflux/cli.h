@@ -63,6 +63,9 @@ extern const char kGradientsUsage[];
 // records_cmd.cc: `convert idx2tfrecord`, and `inspect` of TFRecord files (detected by a valid
 // length CRC in the first record header, plain or gzip).
 int ConvertMain(const std::vector<std::string>& args);
+// predict.cc: classify images with a frozen graph.
+int PredictMain(const std::vector<std::string>& args);
+extern const char kPredictUsage[];
 extern const char kConvertUsage[];
 bool LooksLikeTfRecord(const std::string& path);
 int InspectRecords(const std::string& path);

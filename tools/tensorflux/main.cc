@@ -16,6 +16,7 @@ const char kUsage[] =
     "           record count and first Example\n"
     "  convert  idx2tfrecord IMAGES LABELS OUT.tfrecord: IDX files to tf.train.Example records\n"
     "  gradients  add the gradient nodes of ys w.r.t. xs to a graph (tf.gradients)\n"
+    "  predict  classify images (IDX, .npy, PNG) with a frozen model: class and probability\n"
     "  help     show this text, or `tensorflux help COMMAND` for a command's options\n"
     "\n"
     "GRAPH is a binary GraphDef (.pb), a text GraphDef (.pbtxt), or a SavedModel\n"
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
       std::fputs(cli::kConvertUsage, stdout);
     } else if (!args.empty() && args[0] == "gradients") {
       std::fputs(cli::kGradientsUsage, stdout);
+    } else if (!args.empty() && args[0] == "predict") {
+      std::fputs(cli::kPredictUsage, stdout);
     } else {
       std::fputs(kUsage, stdout);
     }
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
   if (cmd == "inspect") return cli::InspectMain(args);
   if (cmd == "gradients") return cli::GradientsMain(args);
   if (cmd == "convert") return cli::ConvertMain(args);
+  if (cmd == "predict") return cli::PredictMain(args);
   return cli::ReportError(errors::InvalidArgument(
-      "unknown command '", cmd, "' (commands: run, inspect, convert, gradients, help)"));
+      "unknown command '", cmd, "' (commands: run, inspect, convert, gradients, predict, help)"));
 }
