@@ -98,3 +98,29 @@ def test_unreachable_master_is_unavailable():
         with pytest.raises(tx.errors.UnavailableError):
             with tx.Session("grpc://127.0.0.1:%d" % port) as sess:
                 sess.run(c)
+
+
+def test_traced_step_has_every_task(cluster):
+    """FULL_TRACE over the cluster: step stats of both tasks' devices, a Chrome trace naming
+    them, and the partition graphs with the cross-task _Send/_Recv."""
+    import json
+    with tx.Graph().as_default():
+        x = tx.placeholder(tx.float32, [3], name="x")
+        with tx.device("/job:worker/task:1"):
+            y = tx.square(x)
+        z = y + 1.0
+        with tx.Session(cluster[0].target) as sess:
+            meta = tx.RunMetadata()
+            out = sess.run(z, {x: [1, 2, 3]},
+                           options=tx.RunOptions(trace_level=tx.RunOptions.FULL_TRACE,
+                                                 output_partition_graphs=True),
+                           run_metadata=meta)
+            np.testing.assert_array_equal(out, [2, 5, 10])
+    devices = {d.device for d in meta.step_stats.dev_stats if d.node_stats}
+    assert devices == {"/job:worker/replica:0/task:0/device:CPU:0",
+                       "/job:worker/replica:0/task:1/device:CPU:0"}
+    trace = json.loads(tx.timeline.Timeline(meta.step_stats).generate_chrome_trace_format())
+    names = json.dumps(trace)
+    assert "task:1" in names and "task:0" in names
+    ops = [n.op for g in meta.partition_graphs for n in g.node]
+    assert ops.count("_Send") >= 2 and ops.count("_Recv") >= 2

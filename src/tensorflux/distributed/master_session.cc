@@ -274,7 +274,9 @@ StatusOr<std::shared_ptr<MasterSession::Compiled>> MasterSession::GetOrCompile(
 }
 
 Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& feed_values,
-                               int64_t step_id, int64_t timeout_ms, std::vector<Tensor>* fetched) {
+                               int64_t step_id, const RunOptions& options,
+                               std::vector<Tensor>* fetched, RunMetadata* metadata) {
+  const int64_t timeout_ms = StepTimeoutMs(options);
   const int n = static_cast<int>(c.parts.size());
   struct Call {
     CallOptions opts;
@@ -296,6 +298,9 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
     call.req.set_create_worker_session_called(true);
     call.req.set_graph_handle(tp.graph_handle);
     call.req.set_step_id(step_id);
+    call.req.mutable_exec_opts()->set_record_timeline(options.trace_level() !=
+                                                      RunOptions::NO_TRACE);
+    call.req.mutable_exec_opts()->set_record_partition_graphs(options.output_partition_graphs());
     for (int f : tp.feeds) {
       NamedTensorProto* nt = call.req.add_send();
       nt->set_name(c.feed_keys[f]);
@@ -333,10 +338,12 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
     return Status(s.code(), absl::StrCat("Step ", step_id, " failed on task ", task, ": ",
                                          s.message()));
   }
-  // Gather the fetches by key.
+  // Gather the fetches by key, and each task's step stats and partition graphs when asked.
   absl::flat_hash_map<std::string, const TensorProto*> by_key;
   for (const auto& call : calls) {
     for (const NamedTensorProto& nt : call->resp.recv()) by_key[nt.name()] = &nt.tensor();
+    metadata->mutable_step_stats()->MergeFrom(call->resp.step_stats());
+    for (const GraphDef& g : call->resp.partition_graph()) *metadata->add_partition_graphs() = g;
   }
   fetched->resize(c.sig.fetches.size());
   for (size_t i = 0; i < c.sig.fetches.size(); ++i) {
@@ -412,7 +419,8 @@ Status MasterSession::Run(const RunStepRequest& request, RunStepResponse* respon
   for (int i : c->sig.feed_input) feed_values.push_back(inputs[i].second);
   const int64_t step_id = static_cast<int64_t>(RandomU64() >> 1);
   std::vector<Tensor> fetched;
-  Status s = RunParts(*c, feed_values, step_id, StepTimeoutMs(request.options()), &fetched);
+  Status s = RunParts(*c, feed_values, step_id, request.options(), &fetched,
+                      response->mutable_metadata());
   CleanupStepAsync(*c, step_id);
   TX_RETURN_IF_ERROR(s);
   for (size_t i = 0; i < c->sig.sources.size(); ++i) {

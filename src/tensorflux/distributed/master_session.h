@@ -23,6 +23,10 @@
 // else ConfigProto.operation_timeout_in_ms, else 60 s bounds the whole step
 // (DEADLINE_EXCEEDED when it runs out).
 //
+// RunOptions.trace_level other than NO_TRACE returns every task's step stats (one DeviceStepStats
+// per device of the step, runtime/node_exec_stats.h) in RunStepResponse.metadata, and
+// output_partition_graphs the graphs each task ran (with their _Send/_Recv nodes).
+//
 // Close deregisters every graph and deletes the worker sessions (a worker that is gone is
 // skipped). Thread-safe: steps of one session may run concurrently.
 #pragma once
@@ -95,7 +99,8 @@ class MasterSession {
   StatusOr<std::shared_ptr<Compiled>> GetOrCompile(const std::shared_ptr<const Graph>& graph,
                                                    RunSignature sig);
   Status RunParts(const Compiled& c, const std::vector<Tensor>& feed_values, int64_t step_id,
-                  int64_t timeout_ms, std::vector<Tensor>* fetched);
+                  const RunOptions& options, std::vector<Tensor>* fetched,
+                  RunMetadata* metadata);
   // CleanupGraph(step_id) on every task of the step, not waited for.
   void CleanupStepAsync(const Compiled& c, int64_t step_id);
   void WaitForCleanups();

@@ -4,6 +4,7 @@
 // UNAVAILABLE/ABORTED naming it, and a restarted worker serves a new session. In process: two
 // GrpcServers, and CloseSession leaves no session or step state on the other worker.
 #include <future>
+#include <set>
 
 #include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
@@ -159,11 +160,30 @@ TEST(ClusterTest, TrainingStepMatchesLocalSession) {
   EXPECT_EQ(names, (std::vector<std::string>{"/job:worker/replica:0/task:0/device:CPU:0",
                                              "/job:ps/replica:0/task:0/device:CPU:0",
                                              "/job:worker/replica:0/task:1/device:CPU:0"}));
+  // A traced step: every task's step stats and the graphs each device ran come back.
   RunOptions opts;
+  opts.set_trace_level(RunOptions::FULL_TRACE);
+  opts.set_output_partition_graphs(true);
   RunMetadata md;
   std::vector<Tensor> out;
   ASSERT_TRUE(remote->Run(opts, {{"x0", Floats({0, 0, 0})}, {"x1", Floats({0, 0, 0})}}, {},
                           {"train"}, &out, &md).ok());
+  std::set<std::string> traced;
+  for (const DeviceStepStats& d : md.step_stats().dev_stats()) {
+    if (d.node_stats_size() > 0) traced.insert(d.device());
+  }
+  EXPECT_EQ(traced, std::set<std::string>(names.begin(), names.end()));
+  ASSERT_EQ(md.partition_graphs_size(), 3);
+  int sends = 0, recvs = 0;
+  for (const GraphDef& g : md.partition_graphs()) {
+    for (const NodeDef& n : g.node()) {
+      sends += n.op() == "_Send";
+      recvs += n.op() == "_Recv";
+    }
+  }
+  // A _Send/_Recv pair per cross-task edge, and a client-terminated _Recv per feed (x0, x1).
+  EXPECT_GT(sends, 0);
+  EXPECT_EQ(recvs, sends + 2);
   ASSERT_TRUE(remote->Close().ok());
 }
 
