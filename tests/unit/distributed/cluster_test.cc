@@ -291,6 +291,40 @@ TEST(ClusterTest, CloseSessionReleasesWorkerState) {
   EXPECT_EQ((*s1)->worker()->num_sessions(), 0);
   EXPECT_EQ((*s1)->worker()->num_steps(), 0);
   EXPECT_EQ((*s0)->worker()->num_steps(), 0);
+
+  // Variables outlive sessions (TF's shared resources) until Reset empties the containers.
+  const char kVar[] = R"pb(
+    node { name: "v" op: "VarHandleOp" device: "/job:worker/task:1"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 2 } } } }
+           attr { key: "shared_name" value { s: "v" } } }
+    node { name: "v_value" op: "Const"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
+                                                float_val: 7 float_val: 8 } } } }
+    node { name: "v_init" op: "AssignVariableOp" input: "v" input: "v_value"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "v_read" op: "ReadVariableOp" input: "v"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+  )pb";
+  auto first = Connect(p0);
+  ASSERT_TRUE(first->Create(ParseGraph(kVar)).ok());
+  ASSERT_TRUE(first->Run({}, {}, {"v_init"}, nullptr).ok());
+  ASSERT_TRUE(first->Close().ok());
+  auto second = Connect(p0);
+  ASSERT_TRUE(second->Create(ParseGraph(kVar)).ok());
+  st = second->Run({}, {"v_read"}, {}, &out);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(Values(out[0]), std::vector<float>({7, 8}));
+  ResetResponse reset;
+  ASSERT_TRUE((*s0)->master()->Reset(ResetRequest(), &reset).ok());
+  EXPECT_EQ((*s0)->master()->NumSessions(), 0);  // Reset closes the master's sessions
+  auto third = Connect(p0);
+  ASSERT_TRUE(third->Create(ParseGraph(kVar)).ok());
+  st = third->Run({}, {"v_read"}, {}, &out);
+  EXPECT_TRUE(st.code() == absl::StatusCode::kFailedPrecondition ||
+              st.code() == absl::StatusCode::kNotFound)
+      << "the variable should be gone after Reset: " << st;
 }
 
 }  // namespace
