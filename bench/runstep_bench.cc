@@ -8,6 +8,8 @@
 //     difference (what the RPC, the master and the worker's RunGraph add).
 //   BM_FeedFetchRunStep/bytes: the same with a fed float tensor of `bytes` fetched back through
 //     an Identity (the tensor crosses the wire twice as TensorProto content).
+#include <cstdlib>
+
 #include "bench_util.h"
 #include "distributed/server_process.h"
 #include "tensorflux/distributed/grpc_channel.h"
@@ -98,7 +100,10 @@ class Reporter : public SummaryReporter {
 }  // namespace tensorflux::bench
 
 int main(int argc, char** argv) {
-  tensorflux::TuneMallocForLargeTransfers();  // as tensorflux-server does (grpc_channel.h)
+  // As tensorflux-server does (grpc_channel.h); TX_NO_MALLOC_TUNING=1 leaves glibc's defaults,
+  // to measure what the tuning costs or saves.
+  const char* no_tuning = std::getenv("TX_NO_MALLOC_TUNING");
+  if (no_tuning == nullptr || std::string(no_tuning) != "1") tensorflux::TuneMallocForLargeTransfers();
   tensorflux::bench::Reporter reporter;
   return tensorflux::bench::RunBenchmarks(argc, argv, &reporter);
 }
