@@ -14,7 +14,8 @@
 // other dtypes must be equal.
 //
 // GpuTest is the fixture: it skips the test when no GPU is visible (CudaDeviceCount() == 0),
-// which is how these tests pass on machines without one.
+// which is how these tests pass on machines without one; it fails when a CUDA driver is present
+// but the CUDA module (devices/cuda_module.h) did not load.
 //
 // TX_GPU_TESTS_ON_CPU=1 runs the comparisons with a CPU device standing in for the GPU (copies
 // become plain copies): a check of the harness, the reference paths and the tolerances on a
@@ -72,7 +73,17 @@ class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (CpuStandIn()) return;
-    if (CudaDeviceCount() == 0) GTEST_SKIP() << "no GPU visible to this process";
+    if (CudaDeviceCount() == 0) {
+      // Skip only for want of a GPU: a driver with a module that failed to load is a failure.
+      const Status module = CudaModuleStatus();
+      const std::string why(module.message());
+      if (!module.ok() && why.find("no CUDA driver") == std::string::npos &&
+          why.find("TX_DISABLE_GPU") == std::string::npos &&
+          why.find("CUDA_VISIBLE_DEVICES") == std::string::npos) {
+        FAIL() << "the CUDA module did not load: " << module;
+      }
+      GTEST_SKIP() << "no GPU visible to this process (" << module << ")";
+    }
     ASSERT_NE(TestGpu(), nullptr) << "a GPU is visible but the CUDA device could not be made";
   }
 };

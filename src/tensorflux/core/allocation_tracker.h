@@ -3,14 +3,15 @@
 // its tensors keep their real allocator.
 //
 // While an AllocationTracker is installed on a thread (ScopedAllocationTracking), allocators that
-// report (the CPU devices' allocators, devices/cpu_device.cc) record each allocation made on
-// that thread, and each deallocation there of a buffer the tracker recorded. A kernel's work on
-// other threads is seen where the tracker follows it: ThreadPool::ParallelFor installs the
-// caller's tracker on the pool threads that run its shards (intra-op parallelism), and an async
-// kernel that continues on another thread wraps that continuation in BindAllocationTracker
-// (kernels/cpu/sendrecv_ops.cc's _Recv does). Not seen: tensors made without a device allocator
-// (Tensor(dtype, shape) uses cpu_allocator() directly) and work a kernel hands to a thread
-// without binding it. Thread-safe: several threads may record into one tracker at once.
+// report (the CPU devices' allocators, devices/cpu_device.cc, and the GPUs',
+// devices/cuda_allocator.cc) record each allocation made on that thread, and each deallocation
+// there of a buffer the tracker recorded. A kernel's work on other threads is seen where the
+// tracker follows it: ThreadPool::ParallelFor installs the caller's tracker on the pool threads
+// that run its shards (intra-op parallelism), and an async kernel that continues on another
+// thread wraps that continuation in BindAllocationTracker (kernels/shared/sendrecv_kernels.cc's
+// _Recv does). Not seen: tensors made without a device allocator (Tensor(dtype, shape) uses
+// cpu_allocator() directly) and work a kernel hands to a thread without binding it.
+// Thread-safe: several threads may record into one tracker at once.
 //
 // Cost when no thread tracks: one relaxed load of a global counter per allocation and
 // deallocation (AllocationTracker::AnyActive).

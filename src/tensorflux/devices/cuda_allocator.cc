@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflux/core/allocation_tracker.h"
 
 namespace tensorflux {
 namespace {
@@ -61,11 +62,17 @@ void* CudaAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   if (stats_.bytes_in_use > stats_.peak_bytes_in_use) {
     stats_.peak_bytes_in_use = stats_.bytes_in_use;
   }
+  if (AllocationTracker::AnyActive()) {
+    if (AllocationTracker* t = AllocationTracker::Current()) t->RecordAllocation(this, p, num_bytes);
+  }
   return p;
 }
 
 void CudaAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
   if (ptr == nullptr) return;
+  if (AllocationTracker::AnyActive()) {
+    if (AllocationTracker* t = AllocationTracker::Current()) t->RecordDeallocation(ptr);
+  }
   const size_t cls = SizeClass(num_bytes);
   absl::MutexLock l(&mu_);
   free_[cls].push_back(ptr);

@@ -12,6 +12,10 @@
 // streams wait for the compute stream before they write (devices/cuda_context.h), so any later
 // user of the block is ordered after the earlier ones.
 //
+// Step stats: every allocation and deallocation is reported to the calling thread's
+// AllocationTracker (core/allocation_tracker.h) when one is installed, with the size asked for
+// (not the size class), so FULL_TRACE memory stats cover GPU tensors as they do CPU ones.
+//
 // Out of memory: when cudaMalloc fails the cache is returned to the driver and the request
 // retried once; if it still fails AllocateRaw returns nullptr, which Tensor::Allocate reports as
 // RESOURCE_EXHAUSTED naming the byte count and this allocator ("cuda:0"). cudaMalloc returns

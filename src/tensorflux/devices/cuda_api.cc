@@ -1,62 +1,202 @@
-// devices/cuda_api.h. Compiled in every build; TX_HAVE_CUDA (set for this file only, by CMake,
-// when the CUDA part is built) forwards to the CUDA build's definitions in cuda_device.cc.
+// devices/cuda_api.h: the loader of the CUDA module (devices/cuda_module.h) and the functions
+// that forward to it. Compiled into libtensorflux in every build, without CUDA headers;
+// TX_CUDA_MODULE_BUILT (set for this file only, by CMake, when the module is built) says whether
+// there is a module to look for.
 #include "tensorflux/devices/cuda_api.h"
 
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tensorflux/devices/cuda_module.h"
+
 namespace tensorflux {
-
-#ifdef TX_HAVE_CUDA
-namespace cuda_api_internal {
-int DeviceCount();
-bool IsDevice(const DeviceBase* device);
-StatusOr<std::unique_ptr<Device>> NewDevice(std::string name, int ordinal);
-Status CopyHostToDevice(DeviceBase* device, const Tensor& host, Tensor* out);
-Status CopyDeviceToHost(DeviceBase* device, const Tensor& device_tensor, Tensor* out);
-Status Synchronize(DeviceBase* device);
-StatusOr<int64_t> MemoryBytes(int ordinal);
-std::string Description(int ordinal);
-}  // namespace cuda_api_internal
-
-bool CudaSupportBuilt() { return true; }
-int CudaDeviceCount() { return cuda_api_internal::DeviceCount(); }
-StatusOr<std::unique_ptr<Device>> NewCudaDevice(std::string name, int ordinal) {
-  return cuda_api_internal::NewDevice(std::move(name), ordinal);
-}
-bool IsCudaDevice(const DeviceBase* device) { return cuda_api_internal::IsDevice(device); }
-StatusOr<int64_t> CudaDeviceMemoryBytes(int ordinal) {
-  return cuda_api_internal::MemoryBytes(ordinal);
-}
-std::string CudaDeviceDescription(int ordinal) {
-  return cuda_api_internal::Description(ordinal);
-}
-Status CopyHostToCudaDevice(DeviceBase* device, const Tensor& host, Tensor* out) {
-  return cuda_api_internal::CopyHostToDevice(device, host, out);
-}
-Status CopyCudaDeviceToHost(DeviceBase* device, const Tensor& device_tensor, Tensor* out) {
-  return cuda_api_internal::CopyDeviceToHost(device, device_tensor, out);
-}
-Status SynchronizeCudaDevice(DeviceBase* device) {
-  return cuda_api_internal::Synchronize(device);
-}
-
-#else  // no CUDA in this build
-
 namespace {
-Status NoCuda() {
-  return errors::Unimplemented("This TensorFlux build has no CUDA support (no CUDA toolkit was "
-                               "found, or it was configured with -DTX_CUDA=OFF)");
+
+struct ModuleState {
+  std::mutex mu;
+  bool attempted = false;
+  const CudaModuleApi* api = nullptr;  // set once, never reset
+  std::string note;                    // why there is no module, when there is none
+};
+
+ModuleState& State() {
+  static auto* s = new ModuleState;  // never destroyed: devices may outlive static destructors
+  return *s;
 }
+
+bool EnvSaysNoGpu(std::string* why) {
+  const char* disable = std::getenv("TX_DISABLE_GPU");
+  if (disable != nullptr && *disable != '\0' && std::string(disable) != "0") {
+    *why = "TX_DISABLE_GPU is set";
+    return true;
+  }
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible != nullptr && *visible == '\0') {
+    *why = "CUDA_VISIBLE_DEVICES is empty";
+    return true;
+  }
+  return false;
+}
+
+// The module's path: next to the shared object that holds this function (libtensorflux.so),
+// as RPATH $ORIGIN would find it.
+std::string ModulePath() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ModulePath), &info) != 0 && info.dli_fname != nullptr) {
+    std::string self = info.dli_fname;
+    const size_t slash = self.rfind('/');
+    if (slash != std::string::npos) return self.substr(0, slash + 1) + kCudaModuleFileName;
+  }
+  return kCudaModuleFileName;  // the dynamic loader's search path
+}
+
+// dlopen()s `path` and fetches its table; the error as a Status naming the path. The handle is
+// never closed (the module's kernels and devices live as long as the process).
+StatusOr<const CudaModuleApi*> OpenModule(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* e = dlerror();
+    return errors::Unavailable("cannot load the CUDA module ", path, ": ",
+                               e != nullptr ? e : "unknown error");
+  }
+  using ApiFn = const CudaModuleApi* (*)(int);
+  auto fn = reinterpret_cast<ApiFn>(dlsym(handle, kCudaModuleApiSymbol));
+  if (fn == nullptr) {
+    return errors::Unavailable("the CUDA module ", path, " has no ", kCudaModuleApiSymbol);
+  }
+  const CudaModuleApi* api = fn(kCudaModuleAbiVersion);
+  if (api == nullptr || api->abi_version != kCudaModuleAbiVersion) {
+    return errors::Unavailable("the CUDA module ", path, " was built for another TensorFlux ",
+                               "(interface version mismatch)");
+  }
+  return api;
+}
+
+// Loads the module once per process (see devices/cuda_module.h for when). `path` empty: next
+// to libtensorflux; `need_driver` false skips the driver and environment checks (tests).
+const CudaModuleApi* LoadOnce(const std::string& path, bool need_driver, Status* status) {
+  ModuleState& s = State();
+  std::lock_guard<std::mutex> l(s.mu);
+  if (s.attempted) {
+    if (status != nullptr) {
+      *status = s.api != nullptr ? OkStatus() : errors::Unavailable(s.note);
+    }
+    return s.api;
+  }
+#ifndef TX_CUDA_MODULE_BUILT
+  (void)path;
+  (void)need_driver;
+  s.attempted = true;
+  s.note = "this TensorFlux was built without CUDA (no toolkit found, or -DTX_CUDA=OFF)";
+#else
+  std::string why;
+  if (need_driver && EnvSaysNoGpu(&why)) {
+    s.attempted = true;
+    s.note = why;
+  } else if (need_driver && dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) == nullptr) {
+    // The usual case on a machine without an NVIDIA driver: no note on stderr.
+    (void)dlerror();
+    s.attempted = true;
+    s.note = "no CUDA driver (libcuda.so.1 cannot be loaded)";
+  } else {
+    s.attempted = true;
+    StatusOr<const CudaModuleApi*> api = OpenModule(path.empty() ? ModulePath() : path);
+    if (api.ok()) {
+      s.api = *api;
+    } else {
+      s.note = std::string(api.status().message());
+      std::fprintf(stderr, "TensorFlux: running without GPUs: %s\n", s.note.c_str());
+    }
+  }
+#endif
+  if (status != nullptr) *status = s.api != nullptr ? OkStatus() : errors::Unavailable(s.note);
+  return s.api;
+}
+
+const CudaModuleApi* Api() { return LoadOnce("", true, nullptr); }
+
+Status NoModule() {
+  Status s;
+  LoadOnce("", true, &s);
+  if (!CudaSupportBuilt()) return errors::Unimplemented(s.message());
+  return errors::Unavailable("No CUDA GPU: ", s.message());
+}
+
+Status NotAGpu(const DeviceBase* device) {
+  return errors::InvalidArgument("Device ", device == nullptr ? "(null)" : device->name(),
+                                 " is not a CUDA GPU device");
+}
+
 }  // namespace
 
-bool CudaSupportBuilt() { return false; }
-int CudaDeviceCount() { return 0; }
-StatusOr<std::unique_ptr<Device>> NewCudaDevice(std::string, int) { return NoCuda(); }
-bool IsCudaDevice(const DeviceBase*) { return false; }
-StatusOr<int64_t> CudaDeviceMemoryBytes(int) { return NoCuda(); }
-std::string CudaDeviceDescription(int) { return ""; }
-Status CopyHostToCudaDevice(DeviceBase*, const Tensor&, Tensor*) { return NoCuda(); }
-Status CopyCudaDeviceToHost(DeviceBase*, const Tensor&, Tensor*) { return NoCuda(); }
-Status SynchronizeCudaDevice(DeviceBase*) { return NoCuda(); }
-
+bool CudaSupportBuilt() {
+#ifdef TX_CUDA_MODULE_BUILT
+  return true;
+#else
+  return false;
 #endif
+}
+
+void LoadCudaModule() { Api(); }
+
+Status CudaModuleStatus() {
+  Status s;
+  LoadOnce("", true, &s);
+  return s;
+}
+
+Status LoadCudaModuleForTesting(const std::string& path) {
+  Status s;
+  LoadOnce(path, false, &s);
+  return s;
+}
+
+int CudaDeviceCount() {
+  const CudaModuleApi* api = Api();
+  return api != nullptr ? api->device_count() : 0;
+}
+
+StatusOr<std::unique_ptr<Device>> NewCudaDevice(std::string name, int ordinal) {
+  const CudaModuleApi* api = Api();
+  if (api == nullptr) return NoModule();
+  return api->new_device(std::move(name), ordinal);
+}
+
+bool IsCudaDevice(const DeviceBase* device) {
+  const CudaModuleApi* api = Api();
+  return api != nullptr && device != nullptr && api->is_device(device);
+}
+
+StatusOr<int64_t> CudaDeviceMemoryBytes(int ordinal) {
+  const CudaModuleApi* api = Api();
+  if (api == nullptr) return NoModule();
+  return api->memory_bytes(ordinal);
+}
+
+std::string CudaDeviceDescription(int ordinal) {
+  const CudaModuleApi* api = Api();
+  return api != nullptr ? api->description(ordinal) : "";
+}
+
+// A CUDA device is a Device (devices/cuda_device.h); its copies are the Device virtuals.
+Status CopyHostToCudaDevice(DeviceBase* device, const Tensor& host, Tensor* out) {
+  if (!IsCudaDevice(device)) return NotAGpu(device);
+  return static_cast<Device*>(device)->CopyCPUTensorToDevice(host, out);
+}
+
+Status CopyCudaDeviceToHost(DeviceBase* device, const Tensor& device_tensor, Tensor* out) {
+  if (!IsCudaDevice(device)) return NotAGpu(device);
+  return static_cast<Device*>(device)->CopyDeviceTensorToCPU(device_tensor, out);
+}
+
+Status SynchronizeCudaDevice(DeviceBase* device) {
+  if (!IsCudaDevice(device)) return NotAGpu(device);
+  return static_cast<Device*>(device)->Sync();
+}
 
 }  // namespace tensorflux

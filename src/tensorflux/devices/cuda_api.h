@@ -1,13 +1,17 @@
-// The GPU as the rest of the runtime sees it, free of CUDA headers and always compiled: in a
-// build without CUDA (no toolkit found, or -DTX_CUDA=OFF) every function here reports that no
-// GPU exists, so callers need no #ifdef.
+// The GPU as the rest of the runtime sees it, free of CUDA headers and always compiled into
+// libtensorflux. The GPU device and kernels themselves are the CUDA module,
+// libtensorflux_cuda.so (devices/cuda_module.h), loaded on first use: the first call of any
+// function here, or the first DeviceMgr (DeviceFactory::AddDevices) loads it when a CUDA driver
+// is present and TX_DISABLE_GPU / CUDA_VISIBLE_DEVICES="" do not rule GPUs out. In a build
+// without CUDA (no toolkit found, or -DTX_CUDA=OFF), without a driver, or when the module cannot
+// be loaded, every function here reports that no GPU exists, so callers need no #ifdef.
 //
 // For the device factory (devices/): CudaDeviceCount() and NewCudaDevice(). For _Send/_Recv and
 // feeds/fetches: the host <-> GPU copies. A GPU tensor's buffer is device memory: host code must
 // never read it; copy it to the host first.
 //
-// Errors: UNIMPLEMENTED when the build has no CUDA; UNAVAILABLE for a GPU that does not exist or
-// has no usable driver; INVALID_ARGUMENT for a device that is not a GPU or a dtype that cannot
+// Errors: UNIMPLEMENTED when the build has no CUDA; UNAVAILABLE for a GPU that does not exist,
+// has no usable driver or whose module was not loaded (the message says why); INVALID_ARGUMENT for a device that is not a GPU or a dtype that cannot
 // live in GPU memory (string, resource, variant); RESOURCE_EXHAUSTED when GPU memory runs out;
 // INTERNAL for other CUDA failures (named in the message).
 #pragma once
@@ -23,8 +27,19 @@
 
 namespace tensorflux {
 
-// True when this build has the CUDA device and kernels compiled in.
+// True when this build has the CUDA module (the GPU device and kernels) built.
 bool CudaSupportBuilt();
+
+// Loads the CUDA module if it is to be loaded (see above; once per process, thread-safe). GPU
+// kernels are registered and the GPU DeviceFactory exists only after this.
+void LoadCudaModule();
+// OK when the module is loaded; otherwise UNAVAILABLE saying why ("no CUDA driver
+// (libcuda.so.1 cannot be loaded)", "TX_DISABLE_GPU is set", a dlopen error, ...). Loads it
+// first if that was not tried yet.
+Status CudaModuleStatus();
+// Tests: loads the module from `path` ("" = next to libtensorflux) without the driver and
+// environment checks, if no load was tried yet in this process; then CudaModuleStatus().
+Status LoadCudaModuleForTesting(const std::string& path);
 
 // GPUs this process can use: 0 without CUDA support built in, without a driver or without a GPU
 // (never an error).
@@ -33,8 +48,8 @@ int CudaDeviceCount();
 // A Device of type "GPU" for CUDA device `ordinal` named `name` (a full device name, e.g.
 // "/job:localhost/replica:0/task:0/device:GPU:0"), with its own ResourceMgr and attributes
 // (memory_limit: the GPU's memory). Devices naming the same ordinal share its streams,
-// cuBLAS/cuDNN handles and memory cache. (The CUDA build also has a GPU DeviceFactory; it is
-// registered only with TX_ENABLE_GPU_DEVICES=1 until _Send/_Recv copy between host and GPU.)
+// cuBLAS/cuDNN handles and memory cache. Sessions get theirs from the GPU DeviceFactory the
+// module registers (ConfigProto device_count {"GPU": 0} opts a session out).
 StatusOr<std::unique_ptr<Device>> NewCudaDevice(std::string name, int ordinal);
 
 // True when `device` was made by NewCudaDevice.
@@ -46,6 +61,8 @@ StatusOr<int64_t> CudaDeviceMemoryBytes(int ordinal);
 // physical_device_desc), or "" when the GPU does not exist.
 std::string CudaDeviceDescription(int ordinal);
 
+// The copies of Device::CopyCPUTensorToDevice / CopyDeviceTensorToCPU / Sync on a CUDA device
+// (INVALID_ARGUMENT for any other device).
 // *out = a new tensor in `device`'s memory with the dtype, shape and values of `host` (a tensor in
 // host memory). Returns when the copy is complete: the GPU's kernels see the data and `host` may
 // be freed.

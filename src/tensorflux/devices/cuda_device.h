@@ -1,5 +1,5 @@
-// CudaDevice: a GPU as the runtime sees it (internal to the CUDA build; code outside the CUDA
-// build uses devices/cuda_api.h). A Device (devices/device.h: name, attributes with the GPU's
+// CudaDevice: a GPU as the runtime sees it (internal to the CUDA module; code outside it uses
+// devices/cuda_api.h and the Device virtuals). A Device (devices/device.h: name, attributes with the GPU's
 // memory and description, its own ResourceMgr) over the GPU's process-wide CudaContext
 // (devices/cuda_context.h: streams, cuBLAS/cuDNN handles, the caching allocator). Device type
 // "GPU"; no intra-op pool (kernels queue work on the compute stream and return).
@@ -23,6 +23,16 @@ class CudaDevice : public Device {
 
   Allocator* GetAllocator() override { return context_->allocator(); }
   CudaContext* context() const { return context_; }
+
+  // GPU memory: transfers copy on the GPU's copy streams (devices/cuda_context.h).
+  bool tensors_in_host_memory() const override { return false; }
+  Status CopyCPUTensorToDevice(const Tensor& cpu, Tensor* out) override {
+    return context_->CopyHostToDevice(cpu, out);
+  }
+  Status CopyDeviceTensorToCPU(const Tensor& device_tensor, Tensor* out) override {
+    return context_->CopyDeviceToHost(device_tensor, out);
+  }
+  Status Sync() override { return context_->Synchronize(); }
 
  private:
   CudaDevice(const std::string& name, CudaContext* context, std::string description);

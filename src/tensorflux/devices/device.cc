@@ -20,6 +20,14 @@ Device::Device(const std::string& name, int64_t memory_limit, std::string physic
 
 Device::~Device() = default;
 
+Status Device::CopyCPUTensorToDevice(const Tensor&, Tensor*) {
+  return errors::Unimplemented("Device ", name(), " has no host -> device copy");
+}
+
+Status Device::CopyDeviceTensorToCPU(const Tensor&, Tensor*) {
+  return errors::Unimplemented("Device ", name(), " has no device -> host copy");
+}
+
 uint64_t Device::NewIncarnation() {
   static std::mutex mu;
   static std::mt19937_64 rng{std::random_device{}()};

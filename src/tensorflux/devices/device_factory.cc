@@ -4,6 +4,8 @@
 #include <map>
 #include <mutex>
 
+#include "tensorflux/devices/cuda_api.h"
+
 namespace tensorflux {
 namespace {
 
@@ -81,6 +83,7 @@ StatusOr<int> DeviceCount(const ConfigProto& config, const std::string& device_t
 
 Status DeviceFactory::AddDevices(const ConfigProto& config, const std::string& name_prefix,
                                  std::vector<std::unique_ptr<Device>>* devices) {
+  LoadCudaModule();  // registers the GPU factory and kernels, where there is a GPU driver
   for (const auto& entry : config.device_count()) {
     TX_RETURN_IF_ERROR(DeviceCount(config, entry.first, 0).status());  // no negative count
   }

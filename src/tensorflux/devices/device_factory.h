@@ -1,10 +1,10 @@
 // DeviceFactory: makes a process's devices of one type from the session's ConfigProto, as TF's
 // DeviceFactory does. Factories register by device type at static-initialization time:
 //   CPU (devices/cpu_device.cc): device_count["CPU"] logical CPU devices (default 1).
-//   GPU: none in this build. The CUDA device registers one here, e.g.
-//        TX_REGISTER_DEVICE_FACTORY("GPU", CudaDeviceFactory, kGpuDevicePriority);
-//        making min(device_count["GPU"] (default: all), GPUs present) devices; until then a
-//        session has no GPU devices and tx.test.is_gpu_available() is false.
+//   GPU: registered by the CUDA module (devices/cuda_module.h), which AddDevices loads first
+//        where a CUDA driver is present: min(device_count["GPU"] (default: all), GPUs present)
+//        devices. Without a driver, with TX_DISABLE_GPU=1 or CUDA_VISIBLE_DEVICES="" there is
+//        none, and tx.test.is_gpu_available() is false.
 //
 // The priority orders device types for placement: a node goes to the highest-priority type
 // that has a kernel for it (GPU over CPU), as TF's factory priorities do.
@@ -49,7 +49,8 @@ class DeviceFactory {
   // The registered types, CPU first, then by decreasing priority.
   static std::vector<std::string> DeviceTypes();
 
-  // Every registered factory's devices (CPU ones first), for `name_prefix`. INVALID_ARGUMENT
+  // Every registered factory's devices (CPU ones first), for `name_prefix`, after loading the
+  // CUDA module (devices/cuda_api.h LoadCudaModule) if it is to be loaded. INVALID_ARGUMENT
   // when the config asks for no CPU device (device_count {"CPU": 0}) or a negative count.
   static Status AddDevices(const ConfigProto& config, const std::string& name_prefix,
                            std::vector<std::unique_ptr<Device>>* devices);

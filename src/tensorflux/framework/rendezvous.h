@@ -45,6 +45,9 @@ class Rendezvous {
   struct Args {
     // The device the tensor is on (Send) or wanted on (Recv); nullptr for the client / host.
     DeviceBase* device = nullptr;
+    // The tensor is (Send) or must be (Recv) in host memory although `device` has its own memory
+    // (_HostSend / _HostRecv: a GPU kernel's HostMemory args; TF's alloc_attrs.on_host()).
+    bool on_host = false;
     // Recv only: cancelling it fails a pending RecvAsync with CANCELLED.
     CancellationManager* cancellation_manager = nullptr;
   };

@@ -11,6 +11,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflux/core/tensor.h"
+#include "tensorflux/devices/device_name_utils.h"
+#include "tensorflux/framework/device_base.h"
+#include "tensorflux/framework/memory_types.h"
 #include "tensorflux/framework/node_def_util.h"
 
 namespace tensorflux {
@@ -74,6 +77,8 @@ class Partitioner {
       loc_[n->id()] = std::move(loc);
       defs_[n->id()] = def;
     }
+    mtypes_.resize(g_.num_node_ids());
+    for (Node* n : nodes) TX_RETURN_IF_ERROR(ComputeMemoryTypes(n));
     for (Node* n : nodes) TX_RETURN_IF_ERROR(ConnectInputs(n));
     return OkStatus();
   }
@@ -87,7 +92,13 @@ class Partitioner {
     for (const Edge* e : dst->in_edges()) {
       const Node* src = e->src();
       std::string name;
-      if (loc_[src->id()] == dst_loc) {
+      // A data edge whose ends disagree on the memory of the tensor goes through the rendezvous
+      // even within one device (TF's same-device _HostSend/_Recv pairs).
+      const MemoryType src_mt = e->IsControlEdge() ? MemoryType::kDevice
+                                                   : mtypes_[src->id()].out[e->src_output()];
+      const MemoryType dst_mt = e->IsControlEdge() ? MemoryType::kDevice
+                                                   : mtypes_[dst->id()].in[e->dst_input()];
+      if (loc_[src->id()] == dst_loc && src_mt == dst_mt) {
         name = e->IsControlEdge() ? src->name() : InputName(src->name(), e->src_output());
       } else {
         if (!e->IsControlEdge() && IsRefType(dst->input_type(e->dst_input()))) {
@@ -97,7 +108,7 @@ class Partitioner {
               " by reference, but the two nodes are on different devices (", loc_[src->id()],
               " and ", dst_loc, "); a reference input must be on its variable's device");
         }
-        TX_ASSIGN_OR_RETURN(name, RecvFor(e, dst_loc));
+        TX_ASSIGN_OR_RETURN(name, RecvFor(e, dst_loc, src_mt, dst_mt));
       }
       if (e->IsControlEdge()) {
         std::string c = absl::StrCat("^", name);
@@ -120,12 +131,35 @@ class Partitioner {
     return OkStatus();
   }
 
+  // The memory types of n's inputs and outputs on its device (framework/memory_types.h): all
+  // host memory on CPU devices; only devices with their own memory consult the kernel registry.
+  Status ComputeMemoryTypes(const Node* n) {
+    MemoryTypes& mt = mtypes_[n->id()];
+    auto parsed = DeviceNameUtils::Parse(loc_[n->id()]);
+    mt.device_type = parsed.ok() ? parsed->type : std::string();
+    if (mt.device_type == DEVICE_CPU || mt.device_type.empty()) {
+      mt.in.assign(n->num_inputs(), MemoryType::kHost);
+      mt.out.assign(n->num_outputs(), MemoryType::kHost);
+      return OkStatus();
+    }
+    Status s = MemoryTypesForNode(n->def(), mt.device_type, &mt.in, &mt.out);
+    if (!s.ok()) return errors::AttachNodeContext(s, n->name(), n->type_string());
+    if (static_cast<int>(mt.in.size()) != n->num_inputs() ||
+        static_cast<int>(mt.out.size()) != n->num_outputs()) {
+      return errors::Internal("{{node ", n->name(), "}} (op ", n->type_string(),
+                              "): memory types do not match its inputs and outputs");
+    }
+    return OkStatus();
+  }
+
   // The _Recv on dst_loc that carries e's tensor (or, for a control edge, e's src), creating the
-  // _Send/_Recv pair the first time.
-  StatusOr<std::string> RecvFor(const Edge* e, const std::string& dst_loc) {
+  // _Send/_Recv pair the first time. On a device with its own memory, a tensor in host memory is
+  // sent by a _HostSend (src_mt) and received into host memory by a _HostRecv (dst_mt).
+  StatusOr<std::string> RecvFor(const Edge* e, const std::string& dst_loc, MemoryType src_mt,
+                                MemoryType dst_mt) {
     const Node* src = e->src();
     const int out = e->IsControlEdge() ? kControlSlot : e->src_output();
-    auto key = std::make_tuple(src->id(), out, dst_loc);
+    auto key = std::make_tuple(src->id(), out, dst_loc, dst_mt);
     auto found = recv_of_.find(key);
     if (found != recv_of_.end()) return found->second;
 
@@ -157,9 +191,13 @@ class Partitioner {
       AddNodeAttr("recv_device", dst_loc, n);
       AddNodeAttr("client_terminated", false, n);
     };
+    const bool host_send =
+        src_mt == MemoryType::kHost && mtypes_[src->id()].device_type != DEVICE_CPU;
+    const bool host_recv =
+        dst_mt == MemoryType::kHost && mtypes_[e->dst()->id()].device_type != DEVICE_CPU;
     NodeDef* send = src_part.add_node();
     send->set_name(opts_.new_name(src->name()));
-    send->set_op("_Send");
+    send->set_op(host_send ? "_HostSend" : "_Send");
     send->set_device(src_loc);
     send->add_input(send_input);
     AddNodeAttr("T", dtype, send);
@@ -167,7 +205,7 @@ class Partitioner {
 
     NodeDef* recv = dst_part.add_node();
     recv->set_name(opts_.new_name(src->name()));
-    recv->set_op("_Recv");
+    recv->set_op(host_recv ? "_HostRecv" : "_Recv");
     recv->set_device(dst_loc);
     AddNodeAttr("tensor_type", dtype, recv);
     add_common(recv);
@@ -180,8 +218,14 @@ class Partitioner {
   std::map<std::string, GraphDef>* parts_;
   std::vector<std::string> loc_;   // by node id
   std::vector<NodeDef*> defs_;     // by node id; stable (RepeatedPtrField elements)
-  // (src id, src output or kControlSlot, destination device) -> _Recv name
-  absl::flat_hash_map<std::tuple<int, int, std::string>, std::string> recv_of_;
+  struct MemoryTypes {
+    std::string device_type;
+    MemoryTypeVector in, out;
+  };
+  std::vector<MemoryTypes> mtypes_;  // by node id
+  // (src id, src output or kControlSlot, destination device, memory the receiver reads) ->
+  // _Recv name
+  absl::flat_hash_map<std::tuple<int, int, std::string, MemoryType>, std::string> recv_of_;
 };
 
 }  // namespace

@@ -6,6 +6,12 @@
 // - A data edge src:k -> dst between two devices becomes `src:k -> _Send` on src's device and
 //   `_Recv -> dst` on dst's device. There is one _Send/_Recv pair per (tensor src:k, destination
 //   device), however many consumers that tensor has there.
+// - Memory types (framework/memory_types.h): on a device with its own memory (not CPU), an
+//   input or output that the node's kernel keeps in host memory (HostMemory args, string and
+//   resource dtypes) is received by a _HostRecv (sent by a _HostSend) instead of a _Recv
+//   (_Send), so the rendezvous leaves it in host memory (runtime/rendezvous.h). The pairs are
+//   per (tensor, destination device, memory type), and a data edge within one device whose ends
+//   disagree on the memory type also becomes a pair (both nodes on that device), as in TF.
 // - A control edge src -> dst between two devices is carried by a dummy tensor: on src's device
 //   a Const (float, shape [0]) with control input ^src feeds a _Send; on dst's device the _Recv
 //   becomes the control input ^recv of dst. One pair per (src, destination device).
@@ -43,7 +49,7 @@ struct PartitionOptions {
 
 // Fills `partitions` (cleared first) with one GraphDef per device, keyed by device name.
 // INVALID_ARGUMENT naming the node for a node without a device and for a reference edge between
-// two devices.
+// two devices; the memory-type lookup's errors (unknown op) naming the node.
 Status Partition(const PartitionOptions& opts, const Graph& graph,
                  std::map<std::string, GraphDef>* partitions);
 

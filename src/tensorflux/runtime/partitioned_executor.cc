@@ -85,12 +85,15 @@ StatusOr<std::unique_ptr<PartitionedExecutor>> PartitionedExecutor::Create(
     out->parts_.push_back(std::move(part));
     return OkStatus();
   };
-  if (one_device) {
+  // One CPU device: no partitioning. A device with its own memory is partitioned even alone,
+  // for the same-device pairs of host-memory args (passes/graph_partition.h).
+  DeviceBase* single = only != nullptr ? only : devices.at(0);
+  if (one_device && single->device_type() == DEVICE_CPU) {
     for (const Node* n : graph->nodes()) {
       out->needs_rendezvous_ = out->needs_rendezvous_ || IsSend(*n) || IsRecv(*n);
     }
     if (out->needs_rendezvous_) TX_RETURN_IF_ERROR(CheckSendRecvPairs({graph.get()}, external_recvs));
-    TX_RETURN_IF_ERROR(add(only != nullptr ? only : devices.at(0), std::move(graph)));
+    TX_RETURN_IF_ERROR(add(single, std::move(graph)));
     return out;
   }
   out->needs_rendezvous_ = true;

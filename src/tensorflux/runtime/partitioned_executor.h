@@ -3,7 +3,7 @@
 //
 // Create() partitions the graph (passes/graph_partition.h: one graph per device, _Send/_Recv on
 // every cross-device edge) and builds one Executor per partition on its device. A graph whose
-// nodes all live on one device is not partitioned: it runs as one executor, unchanged.
+// nodes all live on one CPU device is not partitioned: it runs as one executor, unchanged.
 //
 // Run() runs every partition's executor at once (all but one start on the inter-op pool, the
 // last on the calling thread) with one LocalRendezvous for the step (runtime/rendezvous.h) and

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "tensorflux/devices/device.h"
 
 namespace tensorflux {
 
@@ -30,7 +32,16 @@ namespace {
 using State = LocalRendezvous::State;
 using Entry = State::Entry;
 
-bool IsHostMemory(const DeviceBase* d) { return d == nullptr || d->device_type() == DEVICE_CPU; }
+// Whether the tensor of one side of a transfer is in host memory.
+bool InHostMemory(const Rendezvous::Args& a) {
+  if (a.device == nullptr || a.on_host) return true;
+  const auto* d = dynamic_cast<const Device*>(a.device);
+  return d == nullptr || d->tensors_in_host_memory();
+}
+
+std::string SideName(const Rendezvous::Args& a) {
+  return a.device != nullptr ? a.device->name() : std::string("the client");
+}
 
 // Removes the receiver's cancellation callback. When the manager is already cancelled its
 // callbacks ran or are running; they find the entry gone and do nothing, so there is nothing to
@@ -55,14 +66,29 @@ void Fail(const Status& s, const Rendezvous::Args& recv_args, const Rendezvous::
 
 Status TransferInProcess(const Rendezvous::Args& send_args, const Rendezvous::Args& recv_args,
                          const Tensor& in, Tensor* out) {
-  if (IsHostMemory(send_args.device) && IsHostMemory(recv_args.device)) {
+  const bool src_host = InHostMemory(send_args), dst_host = InHostMemory(recv_args);
+  if ((src_host && dst_host) || (!src_host && !dst_host && send_args.device == recv_args.device)) {
     *out = in;  // zero-copy: the buffer is shared
     return OkStatus();
   }
-  return errors::Unimplemented("No in-process transfer from device ",
-                               send_args.device != nullptr ? send_args.device->name() : "host",
-                               " to device ",
-                               recv_args.device != nullptr ? recv_args.device->name() : "host");
+  // Non-null: a side not in host memory is a Device.
+  auto* src = src_host ? nullptr : static_cast<Device*>(send_args.device);
+  auto* dst = dst_host ? nullptr : static_cast<Device*>(recv_args.device);
+  Status s;
+  if (dst == nullptr) {
+    s = src->CopyDeviceTensorToCPU(in, out);
+  } else if (src == nullptr) {
+    s = dst->CopyCPUTensorToDevice(in, out);
+  } else {
+    Tensor staged;
+    s = src->CopyDeviceTensorToCPU(in, &staged);
+    if (s.ok()) s = dst->CopyCPUTensorToDevice(staged, out);
+  }
+  if (s.ok()) return s;
+  return Status(s.code(), absl::StrCat("Copying a ", DataTypeString(in.dtype()), " ",
+                                       in.shape().DebugString(), " tensor from ",
+                                       SideName(send_args), " to ", SideName(recv_args), ": ",
+                                       s.message()));
 }
 
 LocalRendezvous::LocalRendezvous() : state_(std::make_shared<State>()) {}

@@ -3,10 +3,15 @@
 // waiting for its receiver or a receiver waiting for its tensor, under one mutex; callbacks run
 // outside it.
 //
-// Transfer: between devices whose memory is host memory (CPU devices, or the client: a null
-// Args::device) the receiver gets the sender's Tensor itself: the buffer is shared, nothing is
-// copied, whatever the size. Other device pairs are UNIMPLEMENTED until a device with its own
-// memory (CUDA) adds its copies here.
+// Transfer (TF's IntraProcessRendezvous + CopyTensor::ViaDMA), done by the receiving side when
+// the tensor and the receiver meet: a side is in host memory when it is the client (a null
+// Args::device), a device whose tensors are in host memory (Device::tensors_in_host_memory: CPU
+// devices, any DeviceBase that is not a Device), or marked Args::on_host (_HostSend /
+// _HostRecv). Host to host, the receiver gets the sender's Tensor itself: the buffer is shared,
+// nothing is copied, whatever the size. Device to host is the sending device's
+// CopyDeviceTensorToCPU, host to device the receiving device's CopyCPUTensorToDevice; device to
+// device shares the buffer on one device and goes through host memory between two (both copies
+// order themselves with the devices' queued work; devices/device.h).
 //
 // Lifetime: pending receivers are called with ABORTED when the rendezvous is destroyed; callbacks
 // registered with a cancellation manager stay safe to run after that.
@@ -39,8 +44,8 @@ class LocalRendezvous : public Rendezvous {
   std::shared_ptr<State> state_;
 };
 
-// The in-process transfer rule above: `out` shares `in`'s buffer between host-memory devices;
-// UNIMPLEMENTED naming both devices otherwise.
+// The in-process transfer rule above: `out` shares `in`'s buffer or is a copy in the receiver's
+// memory. The copies' errors (devices/device.h), prefixed with the dtype, shape and both sides.
 Status TransferInProcess(const Rendezvous::Args& send_args, const Rendezvous::Args& recv_args,
                          const Tensor& in, Tensor* out);
 

@@ -4,11 +4,13 @@
 // bad configs.
 #include "tensorflux/devices/device_mgr.h"
 
+#include <algorithm>
 #include <set>
 
 #include "gtest/gtest.h"
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/devices/cpu_device.h"
+#include "tensorflux/devices/cuda_api.h"
 #include "tensorflux/framework/resource_mgr.h"
 #include "tensorflux/runtime/local_session.h"
 
@@ -168,10 +170,12 @@ TEST(DeviceMgrTest, RegisteredFactoryAddsItsType) {
   EXPECT_EQ(mgr->ListDevices()[3]->device_type(), "TX_TEST_DEV");
   EXPECT_EQ(DeviceFactory::DevicePriority("TX_TEST_DEV"), 100);
   EXPECT_EQ(DeviceFactory::DevicePriority("CPU"), kCpuDevicePriority);
-  EXPECT_EQ(DeviceFactory::DevicePriority("GPU"), kGpuDevicePriority);  // default, no factory
+  EXPECT_EQ(DeviceFactory::DevicePriority("GPU"), kGpuDevicePriority);  // with a factory or not
   EXPECT_NE(DeviceFactory::GetFactory("CPU"), nullptr);
-  // No GPU factory in this build: asking for GPUs gives none, not an error.
-  EXPECT_EQ(MustCreate(Config({{"GPU", 2}}))->ListDevices().size(), 1u);
+  // Asking for more GPUs than the machine has (none without a GPU) gives those it has.
+  EXPECT_EQ(MustCreate(Config({{"GPU", 2}}))->ListDevices().size(),
+            1u + std::min(2, CudaDeviceCount()));
+  EXPECT_EQ(MustCreate(Config({{"GPU", 0}}))->ListDevices().size(), 1u);
 }
 
 TEST(DeviceMgrTest, BadDeviceCounts) {

@@ -1,6 +1,6 @@
 // Rendezvous keys (TF's CreateKey/ParseKey format) and LocalRendezvous: send before and after
-// recv, zero-copy, deadness, duplicates, abort, cancellation, blocking Recv with a timeout,
-// destruction with a pending receiver, and many threads at once.
+// recv, zero-copy, a device without copies, deadness, duplicates, abort, cancellation, blocking
+// Recv with a timeout, destruction with a pending receiver, and many threads at once.
 #include "tensorflux/runtime/rendezvous.h"
 
 #include <atomic>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tensorflux/devices/device.h"
 
 namespace tensorflux {
 namespace {
@@ -42,15 +43,13 @@ Rendezvous::DoneCallback Into(Received* r) {
 
 Tensor Scalar(float v) { return Tensor::FromVector<float>({v}, TensorShape({})); }
 
-class FakeGpu : public DeviceBase {
+// A device with its own memory and no copy functions (Device's UNIMPLEMENTED defaults); the
+// copies themselves are tested in device_copy_test.cc.
+class FakeGpu : public Device {
  public:
-  const std::string& name() const override { return name_; }
-  const std::string& device_type() const override { return type_; }
+  FakeGpu() : Device("/job:localhost/replica:0/task:0/device:GPU:0", 0, "") {}
   Allocator* GetAllocator() override { return cpu_allocator(); }
-
- private:
-  std::string name_ = "/job:localhost/replica:0/task:0/device:GPU:0";
-  std::string type_ = DEVICE_GPU;
+  bool tensors_in_host_memory() const override { return false; }
 };
 
 TEST(RendezvousKeyTest, CreateKeyIsTfFormat) {
@@ -253,7 +252,7 @@ TEST(LocalRendezvousTest, CancelAfterDestructionIsSafe) {
   EXPECT_EQ(calls, 1);  // only the destruction's ABORTED
 }
 
-TEST(LocalRendezvousTest, DeviceWithItsOwnMemoryIsUnimplemented) {
+TEST(LocalRendezvousTest, DeviceWithoutCopiesIsUnimplemented) {
   LocalRendezvous r;
   FakeGpu gpu;
   Rendezvous::Args on_gpu;

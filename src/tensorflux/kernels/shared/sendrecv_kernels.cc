@@ -1,14 +1,7 @@
-// _Send / _Recv (and _HostSend / _HostRecv) on CPU devices: ops/sendrecv_ops.cc. The key is
-// built and checked once, when the kernel is made (bad attrs are INVALID_ARGUMENT there).
-// _Send is cheap and never blocks. _Recv is asynchronous: it registers with the step's
-// rendezvous and returns, so no executor thread waits for a tensor; when the tensor arrives on
-// another thread (the sender's), the rest of the receiving partition is handed to the inter-op
-// runner rather than run on the sender's thread. Between CPU devices the received tensor shares
-// the sent tensor's buffer.
-//
-// Deadness: the rendezvous carries is_dead, but the executor has no dead tensors (TensorFlux has
-// no Switch/Merge), so _Send always sends live tensors and a _Recv that receives a dead one
-// fails with UNIMPLEMENTED.
+// The device-independent _Send / _Recv kernels of kernels/shared/sendrecv_kernels.h, and their
+// CPU registrations.
+#include "tensorflux/kernels/shared/sendrecv_kernels.h"
+
 #include <atomic>
 #include <memory>
 #include <string>
@@ -48,9 +41,15 @@ Status NoRendezvous(const OpKernel& k) {
                                     "session step");
 }
 
+// _HostSend / _HostRecv: the tensor is in host memory whatever the device.
+bool IsHostOp(const OpKernelConstruction* ctx) {
+  return ctx->def().op() == "_HostSend" || ctx->def().op() == "_HostRecv";
+}
+
 class SendOp : public OpKernel {
  public:
-  explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx), key_(KeyFromAttrs(ctx)) {
+  explicit SendOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), key_(KeyFromAttrs(ctx)), on_host_(IsHostOp(ctx)) {
     set_expensive(false);
   }
 
@@ -59,22 +58,26 @@ class SendOp : public OpKernel {
     OP_REQUIRES(ctx, rendezvous != nullptr, NoRendezvous(*this));
     Rendezvous::Args args;
     args.device = ctx->device();
+    args.on_host = on_host_;
     OP_REQUIRES_OK(ctx, rendezvous->Send(key_, args, ctx->release_input(0), /*is_dead=*/false));
   }
 
  private:
   Rendezvous::ParsedKey key_;
+  bool on_host_;
 };
 
 class RecvOp : public AsyncOpKernel {
  public:
-  explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  explicit RecvOp(OpKernelConstruction* ctx)
+      : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)), on_host_(IsHostOp(ctx)) {}
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     Rendezvous* rendezvous = ctx->rendezvous();
     OP_REQUIRES_ASYNC(ctx, rendezvous != nullptr, NoRendezvous(*this), done);
     Rendezvous::Args args;
     args.device = ctx->device();
+    args.on_host = on_host_;
     args.cancellation_manager = ctx->cancellation_manager();
     // The callback finishes the node inline only when it runs inside RecvAsync on this thread
     // (the tensor was already there); otherwise it hands `done` to the runner.
@@ -117,12 +120,27 @@ class RecvOp : public AsyncOpKernel {
 
  private:
   Rendezvous::ParsedKey key_;
+  bool on_host_;
 };
 
-REGISTER_KERNEL_BUILDER(Name("_Send").Device(DEVICE_CPU), SendOp);
-REGISTER_KERNEL_BUILDER(Name("_HostSend").Device(DEVICE_CPU), SendOp);
-REGISTER_KERNEL_BUILDER(Name("_Recv").Device(DEVICE_CPU), RecvOp);
-REGISTER_KERNEL_BUILDER(Name("_HostRecv").Device(DEVICE_CPU), RecvOp);
-
 }  // namespace
+
+OpKernel* NewSendOp(OpKernelConstruction* ctx) { return new SendOp(ctx); }
+OpKernel* NewRecvOp(OpKernelConstruction* ctx) { return new RecvOp(ctx); }
+
+void RegisterSendRecvKernels(const std::string& device_type) {
+  KernelRegistry* r = KernelRegistry::Global();
+  r->Register(KernelDefBuilder("_Send").Device(device_type), NewSendOp);
+  r->Register(KernelDefBuilder("_Recv").Device(device_type), NewRecvOp);
+  r->Register(KernelDefBuilder("_HostSend").Device(device_type).HostMemory("tensor"), NewSendOp);
+  r->Register(KernelDefBuilder("_HostRecv").Device(device_type).HostMemory("tensor"), NewRecvOp);
+}
+
+namespace {
+[[maybe_unused]] const bool kCpuRegistered = [] {
+  RegisterSendRecvKernels(DEVICE_CPU);
+  return true;
+}();
+}  // namespace
+
 }  // namespace tensorflux
