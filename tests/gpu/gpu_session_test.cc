@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/cc/training_test_util.h"
 #include "gpu_test_util.h"
 #include "tensorflux/cc/client_session.h"
 #include "tensorflux/cc/ops/ops.h"
@@ -123,34 +124,19 @@ struct Mlp {
   std::vector<training::Variable> vars;
 };
 
-training::DenseOptions DenseOpts(int seed, bool relu) {
-  training::DenseOptions o;
-  if (relu) o.activation = training::Relu();
-  o.kernel_initializer = training::GlorotUniform(seed);
-  o.bias_initializer = training::Constant(0.05);
-  return o;
-}
-
 // 20 -> 32 ReLU -> 5, softmax cross-entropy, SGD 0.5; no device requests.
 void BuildMlp(Mlp* m) {
   Scope& r = m->root;
   m->x = ops::Placeholder(r.WithOpName("x"), DT_FLOAT);
   m->labels = ops::Placeholder(r.WithOpName("labels"), DT_FLOAT);
-  auto h = training::Dense(r.WithOpName("dense1"), m->x, 32, DenseOpts(1, true));
-  m->logits = training::Dense(r.WithOpName("dense2"), h, 5, DenseOpts(2, false));
+  auto h = training::Dense(r.WithOpName("dense1"), m->x, 32, test::DenseOpts(1, true));
+  m->logits = training::Dense(r.WithOpName("dense2"), h, 5, test::DenseOpts(2, false));
   auto xent = ops::SoftmaxCrossEntropyWithLogits(r, m->logits, m->labels);
   m->loss = ops::Mean(r, xent.loss, {0});
   training::GradientDescentOptimizer sgd(0.5);
   Status s = sgd.Minimize(r, m->loss, {}, &m->train);
   ASSERT_TRUE(s.ok()) << s;
   m->vars = training::TrainableVariables(r);
-}
-
-Tensor Labels(int64_t n, int64_t classes) {
-  Tensor t(DT_FLOAT, TensorShape({n, classes}));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t c = 0; c < classes; ++c) t.flat<float>()[i * classes + c] = (i % classes == c);
-  return t;
 }
 
 struct Trained {
@@ -166,7 +152,7 @@ Trained Train(Mlp* m, bool gpu, int steps) {
   EXPECT_TRUE(s.ok()) << s;
   ClientSession::FeedType feeds = {
       {m->x, test::RandomTensor(DT_FLOAT, TensorShape({16, 20}), 11)},
-      {m->labels, Labels(16, 5)}};
+      {m->labels, test::OneHotLabels(16, 5)}};
   for (int i = 0; i < steps && s.ok(); ++i) {
     RunOptions ro;
     ro.set_output_partition_graphs(true);
@@ -220,7 +206,7 @@ Checkpointing AddCheckpointOps(Mlp* m) {
   Checkpointing c;
   c.prefix = ops::Placeholder(r.WithOpName("ckpt_prefix"), DT_STRING);
   std::vector<std::string> names;
-  std::vector<Input> values;
+  OutputList values;
   std::vector<DataType> dtypes;
   for (const auto& v : m->vars) {
     names.push_back(v.name());
@@ -264,7 +250,7 @@ void ExpectCheckpointRunsOnTheOtherDevice(bool train_on_gpu) {
     ASSERT_TRUE(s.ok()) << s;
     ClientSession::FeedType feeds = {
         {m.x, test::RandomTensor(DT_FLOAT, TensorShape({16, 20}), 11)},
-        {m.labels, Labels(16, 5)}};
+        {m.labels, test::OneHotLabels(16, 5)}};
     for (int i = 0; i < 2; ++i) {
       s = session.Run(feeds, {}, {m.train}, nullptr);
       ASSERT_TRUE(s.ok()) << s;

@@ -38,7 +38,8 @@ void LoadCudaModule();
 // first if that was not tried yet.
 Status CudaModuleStatus();
 // Tests: loads the module from `path` ("" = next to libtensorflux) without the driver and
-// environment checks, if no load was tried yet in this process; then CudaModuleStatus().
+// environment checks, unless this process has tried to open the module already (a load that
+// those checks refused does not count); then CudaModuleStatus().
 Status LoadCudaModuleForTesting(const std::string& path);
 
 // GPUs this process can use: 0 without CUDA support built in, without a driver or without a GPU

@@ -35,13 +35,20 @@ Status MemoryTypesForNode(const NodeDef& node, std::string_view device_type,
   NameRangeMap in_ranges, out_ranges;
   TX_RETURN_IF_ERROR(NameRangesForNode(def, *op_def, &in_ranges, &out_ranges));
   for (const std::string& arg : (*kernel)->def.host_memory()) {
+    bool found = false;
     for (auto [ranges, types] : {std::pair{&in_ranges, input_types},
                                  std::pair{&out_ranges, output_types}}) {
       auto it = ranges->find(arg);
       if (it == ranges->end()) continue;
+      found = true;
       for (int i = it->second.first; i < it->second.second; ++i) {
         (*types)[i] = MemoryType::kHost;
       }
+    }
+    if (!found) {
+      return errors::Internal("The ", device_type, " kernel of op ", node.op(),
+                              " marks HostMemory(\"", arg, "\"), which is no input or output of ",
+                              "the op");
     }
   }
   return OkStatus();

@@ -34,7 +34,7 @@ bool DataTypeAlwaysOnHost(DataType dt);
 // The memory type of each flattened input and output of `node` (attrs as in the graph;
 // defaults are filled in) on `device_type`. A node without a kernel for the device type gets
 // the dtype rule alone. NOT_FOUND for an unknown op, INVALID_ARGUMENT for a node that does not
-// match its OpDef.
+// match its OpDef, INTERNAL for a kernel registration whose HostMemory names no arg of the op.
 Status MemoryTypesForNode(const NodeDef& node, std::string_view device_type,
                           MemoryTypeVector* input_types, MemoryTypeVector* output_types);
 

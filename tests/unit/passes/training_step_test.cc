@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "../cc/training_test_util.h"
 #include "pass_test_util.h"
 #include "tensorflux/cc/client_session.h"
 #include "tensorflux/cc/ops/ops.h"
@@ -28,13 +29,7 @@ Tensor Pattern(const TensorShape& shape, int seed) {
   return t;
 }
 
-// One-hot rows: example i has class i % classes.
-Tensor Labels(int64_t n, int64_t classes) {
-  Tensor t(DT_FLOAT, TensorShape({n, classes}));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t c = 0; c < classes; ++c) t.flat<float>()[i * classes + c] = (i % classes == c);
-  return t;
-}
+using test::DenseOpts;
 
 struct Model {
   Scope root = Scope::NewRootScope();
@@ -52,14 +47,6 @@ void Finish(Model* m, const Output& logits, int64_t classes) {
   ASSERT_TRUE(s.ok()) << s;
   for (const training::Variable& v : training::TrainableVariables(r)) m->reads.push_back(v.Read(r));
   (void)classes;
-}
-
-training::DenseOptions DenseOpts(int seed, bool relu) {
-  training::DenseOptions o;
-  if (relu) o.activation = training::Relu();
-  o.kernel_initializer = training::GlorotUniform(seed);
-  o.bias_initializer = training::Constant(0.05);
-  return o;
 }
 
 void BuildMlp(Model* m) {
@@ -145,14 +132,14 @@ TEST(TrainingStepTest, MlpSameWithPassesOnAndOff) {
   Model m;
   BuildMlp(&m);
   ASSERT_TRUE(m.root.ok()) << m.root.status();
-  ExpectSameTraining(m, Pattern(TensorShape({16, 20}), 1), Labels(16, 5), "_FusedMatMul", 2);
+  ExpectSameTraining(m, Pattern(TensorShape({16, 20}), 1), test::OneHotLabels(16, 5), "_FusedMatMul", 2);
 }
 
 TEST(TrainingStepTest, CnnSameWithPassesOnAndOff) {
   Model m;
   BuildCnn(&m);
   ASSERT_TRUE(m.root.ok()) << m.root.status();
-  ExpectSameTraining(m, Pattern(TensorShape({4, 8, 8, 3}), 2), Labels(4, 5), "_FusedConv2D", 1);
+  ExpectSameTraining(m, Pattern(TensorShape({4, 8, 8, 3}), 2), test::OneHotLabels(4, 5), "_FusedConv2D", 1);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "tensorflux/devices/device.h"
 #include "tensorflux/framework/call_frame.h"
+#include "tensorflux/framework/memory_types.h"
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/graph/graph_def_io.h"
@@ -105,6 +106,7 @@ REGISTER_OP("TxDevMemSquare").Input("x: float").Output("y: float");
 REGISTER_OP("TxDevMemReshape").Input("tensor: float").Input("shape: int32").Output("y: float");
 REGISTER_OP("TxDevMemShape").Input("x: float").Output("shape: int32");
 REGISTER_OP("TxDevMemIntId").Input("x: int32").Output("y: int32");
+REGISTER_OP("TxDevMemBadHost").Input("x: float").Output("y: float");  // kernel: HostMemory("z")
 
 bool OnDev(OpKernelContext* ctx) { return ctx->device()->device_type() == kDevType; }
 
@@ -193,9 +195,43 @@ class IntIdOp : public OpKernel {
     r->Register(KernelDefBuilder("TxDevMemIntId").Device(type),
                 [](OpKernelConstruction* c) -> OpKernel* { return new IntIdOp(c); });
   }
+  r->Register(KernelDefBuilder("TxDevMemBadHost").Device(kDevType).HostMemory("z"),
+              [](OpKernelConstruction* c) -> OpKernel* { return new IntIdOp(c); });
   RegisterSendRecvKernels(kDevType);
   return true;
 }();
+
+// ---------------------------------------------------------------- memory types
+
+NodeDef TestNode(const std::string& op, int inputs) {
+  NodeDef n;
+  n.set_name("n");
+  n.set_op(op);
+  for (int i = 0; i < inputs; ++i) n.add_input("in" + std::to_string(i));
+  return n;
+}
+
+TEST(MemoryTypesTest, HostMemoryArgsAndHostDtypesOnADeviceAllHostOnCpu) {
+  using MT = MemoryType;
+  MemoryTypeVector in, out;
+  ASSERT_TRUE(MemoryTypesForNode(TestNode("TxDevMemReshape", 2), kDevType, &in, &out).ok());
+  EXPECT_EQ(in, (MemoryTypeVector{MT::kDevice, MT::kHost}));
+  EXPECT_EQ(out, (MemoryTypeVector{MT::kDevice}));
+  ASSERT_TRUE(MemoryTypesForNode(TestNode("TxDevMemShape", 1), kDevType, &in, &out).ok());
+  EXPECT_EQ(out, (MemoryTypeVector{MT::kHost}));
+  ASSERT_TRUE(MemoryTypesForNode(TestNode("TxDevMemReshape", 2), DEVICE_CPU, &in, &out).ok());
+  EXPECT_EQ(in, (MemoryTypeVector{MT::kHost, MT::kHost}));
+  // No kernel on the device: the dtype rule (a resource handle stays on the host).
+  NodeDef read = TestNode("ReadVariableOp", 1);
+  AddNodeAttr("dtype", DT_FLOAT, &read);
+  ASSERT_TRUE(MemoryTypesForNode(read, kDevType, &in, &out).ok());
+  EXPECT_EQ(in, (MemoryTypeVector{MT::kHost}));
+  EXPECT_EQ(out, (MemoryTypeVector{MT::kDevice}));
+  // A registration whose HostMemory names no arg of the op.
+  Status s = MemoryTypesForNode(TestNode("TxDevMemBadHost", 1), kDevType, &in, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
+  EXPECT_NE(std::string(s.message()).find("HostMemory(\"z\")"), std::string::npos) << s;
+}
 
 // ---------------------------------------------------------------- the transfer rule
 
