@@ -112,7 +112,8 @@ TEST_F(GpuSessionTest, SendRecvRoundTripThroughTheGpu) {
   }
   EXPECT_LE(test::RelativeError(out[0], test::FromDoubles(DT_FLOAT, TensorShape({5, 4}), want_y)),
             1e-5);
-  EXPECT_LE(test::RelativeError(out[1], test::FromDoubles(DT_FLOAT, TensorShape({5}), want_s)), 1e-5);
+  EXPECT_LE(test::RelativeError(out[1], test::FromDoubles(DT_FLOAT, TensorShape({5}), want_s)),
+            1e-5);
 }
 
 // ---------------------------------------------------------------- models

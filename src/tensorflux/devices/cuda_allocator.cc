@@ -63,7 +63,8 @@ void* CudaAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
     stats_.peak_bytes_in_use = stats_.bytes_in_use;
   }
   if (AllocationTracker::AnyActive()) {
-    if (AllocationTracker* t = AllocationTracker::Current()) t->RecordAllocation(this, p, num_bytes);
+    AllocationTracker* t = AllocationTracker::Current();
+    if (t != nullptr) t->RecordAllocation(this, p, num_bytes);
   }
   return p;
 }

@@ -11,9 +11,10 @@
 // never read it; copy it to the host first.
 //
 // Errors: UNIMPLEMENTED when the build has no CUDA; UNAVAILABLE for a GPU that does not exist,
-// has no usable driver or whose module was not loaded (the message says why); INVALID_ARGUMENT for a device that is not a GPU or a dtype that cannot
-// live in GPU memory (string, resource, variant); RESOURCE_EXHAUSTED when GPU memory runs out;
-// INTERNAL for other CUDA failures (named in the message).
+// has no usable driver or whose module was not loaded (the message says why); INVALID_ARGUMENT
+// for a device that is not a GPU or a dtype that cannot live in GPU memory (string, resource,
+// variant); RESOURCE_EXHAUSTED when GPU memory runs out; INTERNAL for other CUDA failures (named
+// in the message).
 #pragma once
 
 #include <cstdint>

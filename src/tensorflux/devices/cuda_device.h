@@ -1,8 +1,9 @@
 // CudaDevice: a GPU as the runtime sees it (internal to the CUDA module; code outside it uses
-// devices/cuda_api.h and the Device virtuals). A Device (devices/device.h: name, attributes with the GPU's
-// memory and description, its own ResourceMgr) over the GPU's process-wide CudaContext
-// (devices/cuda_context.h: streams, cuBLAS/cuDNN handles, the caching allocator). Device type
-// "GPU"; no intra-op pool (kernels queue work on the compute stream and return).
+// devices/cuda_api.h and the Device virtuals). A Device (devices/device.h: name, attributes
+// with the GPU's memory and description, its own ResourceMgr, the host <-> GPU copies) over the
+// GPU's process-wide CudaContext (devices/cuda_context.h: streams, cuBLAS/cuDNN handles, the
+// caching allocator). Device type "GPU"; no intra-op pool (kernels queue work on the compute
+// stream and return).
 #pragma once
 
 #include <memory>

@@ -132,14 +132,16 @@ TEST(TrainingStepTest, MlpSameWithPassesOnAndOff) {
   Model m;
   BuildMlp(&m);
   ASSERT_TRUE(m.root.ok()) << m.root.status();
-  ExpectSameTraining(m, Pattern(TensorShape({16, 20}), 1), test::OneHotLabels(16, 5), "_FusedMatMul", 2);
+  ExpectSameTraining(m, Pattern(TensorShape({16, 20}), 1), test::OneHotLabels(16, 5),
+                     "_FusedMatMul", 2);
 }
 
 TEST(TrainingStepTest, CnnSameWithPassesOnAndOff) {
   Model m;
   BuildCnn(&m);
   ASSERT_TRUE(m.root.ok()) << m.root.status();
-  ExpectSameTraining(m, Pattern(TensorShape({4, 8, 8, 3}), 2), test::OneHotLabels(4, 5), "_FusedConv2D", 1);
+  ExpectSameTraining(m, Pattern(TensorShape({4, 8, 8, 3}), 2), test::OneHotLabels(4, 5),
+                     "_FusedConv2D", 1);
 }
 
 }  // namespace
