@@ -8,6 +8,7 @@ TX_REQUIRE_EXTENSION=1 in the environment the import error fails the run instead
 
 import os
 import sys
+import threading
 
 import pytest
 
@@ -70,3 +71,23 @@ def drain_one_shot(ds):
                 out.append(sess.run(nxt))
             except tx.errors.OutOfRangeError:
                 return out
+
+
+def run_in_threads(fn, n, timeout=120):
+    """Runs fn(0) .. fn(n - 1) on n threads and waits for them (at most `timeout` seconds each);
+    fails if one is still running (a hang) and re-raises the first exception a thread raised."""
+    errors = []
+
+    def body(i):
+        try:
+            fn(i)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in threads), "a thread hangs"
+    if errors:
+        raise errors[0]

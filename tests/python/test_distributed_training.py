@@ -6,12 +6,12 @@ asynchronous training applies every worker's gradient. Skipped when this build h
 tx.train.Server."""
 
 import socket
-import threading
 
 import numpy as np
 import pytest
 
 import tensorflux as tx
+from conftest import run_in_threads
 
 pytestmark = pytest.mark.skipif(not hasattr(tx.train, "Server"),
                                 reason="no tx.train.Server (the gRPC runtime) in this build")
@@ -47,23 +47,6 @@ def _data():
     return rng.randn(WORKERS, 4, 2), rng.randn(WORKERS, 4, 1), rng.randn(2, 1)
 
 
-def _run_workers(fn):
-    errors = []
-
-    def body(i):
-        try:
-            fn(i)
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(WORKERS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not any(t.is_alive() for t in threads), "a worker hangs"
-    if errors:
-        raise errors[0]
-
 
 def test_sync_replicas_over_grpc_equal_the_mean_gradient(cluster):
     spec, servers = cluster
@@ -98,7 +81,7 @@ def test_sync_replicas_over_grpc_equal_the_mean_gradient(cluster):
                     runs += 1
             results[i] = runs
 
-    _run_workers(worker)
+    run_in_threads(worker, WORKERS)
     assert results == {0: K, 1: K}
     # The variables on the ps, read through a fresh session on worker 1's master.
     with tx.Graph().as_default():
@@ -142,7 +125,7 @@ def test_async_replicas_over_grpc_apply_every_gradient(cluster):
                 for _ in range(K):
                     sess.run(train)
 
-    _run_workers(worker)
+    run_in_threads(worker, WORKERS)
     with tx.Graph().as_default():
         step, w, _ = graph(1)
         with tx.Session(servers[("worker", 1)].target) as sess:

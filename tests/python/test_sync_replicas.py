@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
+from conftest import run_in_threads
 
 N, K, LR = 3, 4, 0.05
 
@@ -18,24 +19,6 @@ def _shards():
     rng = np.random.RandomState(3)
     return rng.randn(N, 6, 2), rng.randn(N, 6, 1), rng.randn(2, 1)
 
-
-def _run_replicas(target, n):
-    """Runs target(i) on n threads; re-raises the first failure."""
-    errors = []
-
-    def body(i):
-        try:
-            target(i)
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads), "a replica hangs"
-    if errors:
-        raise errors[0]
 
 
 def test_sync_replicas_equal_mean_gradient_once_per_step():
@@ -67,7 +50,7 @@ def test_sync_replicas_equal_mean_gradient_once_per_step():
             for _ in range(K):
                 sess.run(trains[i], options=opts_)
                 barrier.wait(20)
-        _run_replicas(replica, N)
+        run_in_threads(replica, N)
         got_w, got_step = sess.run([w, step])
         coord.request_stop()
         sess.close()  # ends the chief's sync op waiting for the next step's gradients
@@ -108,7 +91,7 @@ def test_async_replicas_apply_every_gradient():
             tx.reduce_sum(w * cs[i]), global_step=step) for i in range(N)]
         with tx.Session() as sess:
             sess.run(tx.global_variables_initializer())
-            _run_replicas(lambda i: [sess.run(trains[i]) for _ in range(K)], N)
+            run_in_threads(lambda i: [sess.run(trains[i]) for _ in range(K)], N)
             got_w, got_step = sess.run([w, step])
     assert got_step == N * K
     np.testing.assert_allclose(got_w, w0 - LR * K * cs.sum(0), rtol=1e-12)
