@@ -11,36 +11,7 @@ import pytest
 
 import tensorflux as tx
 from conftest import TEST_DATA_DIR
-
-
-def _crc32c(data):
-    # Bitwise CRC-32C (reflected polynomial 0x82F63B78), independent of the C++ table code.
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
-
-
-def _masked(crc):
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def _records(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    out, pos = [], 0
-    while pos < len(data):
-        (n,) = struct.unpack_from("<Q", data, pos)
-        (len_crc,) = struct.unpack_from("<I", data, pos + 8)
-        assert len_crc == _masked(_crc32c(data[pos:pos + 8]))
-        rec = data[pos + 12:pos + 12 + n]
-        (data_crc,) = struct.unpack_from("<I", data, pos + 12 + n)
-        assert data_crc == _masked(_crc32c(rec))
-        out.append(rec)
-        pos += 16 + n
-    return out
+from event_files import tfrecord_records
 
 
 def _write(path, examples):
@@ -63,7 +34,7 @@ SPEC = {"x": tx.io.FixedLenFeature([2], tx.float32),
 def test_writer_framing_and_iterator(tmp_path):
     path = tmp_path / "ex.tfrecord"
     _write(path, EXAMPLES)
-    raw = _records(path)  # framing checked record by record in pure Python
+    raw = tfrecord_records(path)  # framing and CRCs checked record by record in pure Python
     assert raw == list(tx.io.tf_record_iterator(str(path)))
     ex = tx.train.Example.FromString(raw[0])
     assert list(ex.features.feature["x"].float_list.value) == [1.0, 2.0]

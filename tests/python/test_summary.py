@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pytest
 
+import event_files
 import tensorflux as tx
 
 
@@ -97,15 +98,36 @@ def test_file_writer_flushes_at_max_queue(graph, tmp_path):
         w.add_scalars({"a": 3.0}, 2)
 
 
-def test_corrupt_event_file_is_data_loss(graph, tmp_path):
+def test_event_file_checked_in_python(graph, tmp_path):
+    assert event_files.crc32c(b"123456789") == 0xE3069283  # CRC-32C's check value
+    assert event_files.crc32c(b"") == 0
+    tx.constant(1.0, name="c")
+    with tx.summary.FileWriter(str(tmp_path), graph=graph) as w:
+        w.add_scalars({"loss": 2.5, "accuracy": 0.25}, 1)
+        w.add_scalars({"loss": 1.5}, 2)
+    (path,) = event_files.event_files(tmp_path)
+    events = event_files.read_events(path)
+    assert len(events) == 4
+    assert event_files.scalars(events) == {"loss": [(1, 2.5), (2, 1.5)], "accuracy": [(1, 0.25)]}
+    assert [n.name for n in event_files.graph_def(events).node] == ["c"]
+
+
+# Byte offsets into the second record (the first event after the file_version header): its
+# length, the length's CRC, its data, and the data's CRC.
+@pytest.mark.parametrize("where,what", [(0, "length CRC"), (9, "length CRC"),
+                                        (14, "data CRC"), (-2, "data CRC")])
+def test_corrupt_event_file_is_data_loss(graph, tmp_path, where, what):
     with tx.summary.FileWriter(str(tmp_path)) as w:
         w.add_scalars({"a": 1.0}, 0)
         path = w.filename
     raw = bytearray(open(path, "rb").read())
-    raw[-6] ^= 0xFF  # a byte of the last record's data: its CRC no longer matches
+    second = 16 + int.from_bytes(raw[:8], "little")
+    raw[second + where if where >= 0 else len(raw) + where] ^= 0x01
     open(path, "wb").write(bytes(raw))
-    with pytest.raises(tx.errors.DataLossError):
+    with pytest.raises(tx.errors.DataLossError, match="%s.*%s" % (os.path.basename(path), what)):
         list(tx.train.summary_iterator(path))
+    with pytest.raises(ValueError, match="%s mismatch at offset %d" % (what, second)):
+        event_files.tfrecord_records(path)
 
 
 def test_add_summary_type_error(graph, tmp_path):
