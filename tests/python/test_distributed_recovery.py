@@ -5,48 +5,19 @@ expected global_step with a checkpoint that restores."""
 
 import os
 import signal
-import socket
-import subprocess
 import time
 
 import numpy as np
 import pytest
 
 import tensorflux as tx
-
-SERVER = os.path.join(os.path.dirname(tx.__file__), "..", "..", "bin", "tensorflux-server")
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from server_procs import LocalClusterProcesses, server_binary
 
 
-def _start(spec, job, task, log_dir):
-    log = open(os.path.join(log_dir, "%s%d.log" % (job, task)), "ab")
-    p = subprocess.Popen([SERVER, "--cluster", spec, "--job", job, "--task", str(task)],
-                         stdout=subprocess.DEVNULL, stderr=log)
-    path = log.name
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        with open(path, "rb") as f:
-            if f.read().count(b"listening on") > 0:
-                return p
-        if p.poll() is not None:
-            raise RuntimeError(open(path).read())
-        time.sleep(0.05)
-    raise RuntimeError("server did not start: " + open(path).read())
-
-
-@pytest.mark.skipif(not os.path.exists(SERVER), reason="build/bin/tensorflux-server not built")
+@pytest.mark.skipif(not os.path.exists(server_binary()),
+                    reason="build/bin/tensorflux-server not built")
 def test_worker_killed_and_restarted_during_training(tmp_path):
-    ports = [_free_port() for _ in range(3)]
-    spec = "ps=127.0.0.1:%d;worker=127.0.0.1:%d,127.0.0.1:%d" % tuple(ports)
-    procs = {("ps", 0): _start(spec, "ps", 0, str(tmp_path)),
-             ("worker", 0): _start(spec, "worker", 0, str(tmp_path)),
-             ("worker", 1): _start(spec, "worker", 1, str(tmp_path))}
-    try:
+    with LocalClusterProcesses({"ps": 1, "worker": 2}, str(tmp_path)) as cluster:
         g = tx.Graph()
         with g.as_default():
             step = tx.train.get_or_create_global_step()
@@ -64,7 +35,7 @@ def test_worker_killed_and_restarted_during_training(tmp_path):
         after_kill = []
         with g.as_default():
             with tx.train.MonitoredTrainingSession(
-                    master="grpc://127.0.0.1:%d" % ports[1], is_chief=True, checkpoint_dir=ckpt,
+                    master=cluster.target("worker", 0), is_chief=True, checkpoint_dir=ckpt,
                     save_checkpoint_steps=3, config=config,
                     hooks=[tx.train.StopAtStepHook(last_step=last)]) as sess:
                 while not sess.should_stop():
@@ -82,10 +53,10 @@ def test_worker_killed_and_restarted_during_training(tmp_path):
                         killed = True
                         kill_step, restore_step = done, saved_step
                         t0 = time.time()
-                        p = procs[("worker", 1)]
+                        p = cluster.procs[("worker", 1)]
                         p.send_signal(signal.SIGKILL)
                         p.wait()
-                        procs[("worker", 1)] = _start(spec, "worker", 1, str(tmp_path))
+                        cluster.start("worker", 1)
                         assert time.time() - t0 < 60
         assert killed
         # The session was recreated from the checkpoint of restore_step: the step after the kill
@@ -108,7 +79,3 @@ def test_worker_killed_and_restarted_during_training(tmp_path):
         for _ in range(last):
             wv = wv - 0.1 * 2 * (wv * xv - 1.0) * xv
         np.testing.assert_allclose(w_value, wv, rtol=1e-5)
-    finally:
-        for p in procs.values():
-            p.kill()
-            p.wait()

@@ -38,7 +38,11 @@ const char kUsage[] =
     "  --token_file FILE   shared token: every call must carry it\n"
     "  --max_message_bytes N  largest request or response (default and most: 2147483647)\n"
     "  --insecure          allow a non-loopback --bind without TLS and a token\n"
-    "  --cpus N            CPU devices of this task (default 1)\n";
+    "  --cpus N            CPU devices of this task (default 1)\n"
+    "  --intra_op_threads N  threads of the CPU devices' intra-op pool (default 0: one per core;\n"
+    "                      oneDNN's OpenMP and OpenBLAS threads follow OMP_NUM_THREADS and\n"
+    "                      OPENBLAS_NUM_THREADS)\n"
+    "  --inter_op_threads N  threads of the worker's executor pool (default 0: one per core)\n";
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "tensorflux-server: %s\n", s.ToString().c_str());
@@ -56,7 +60,7 @@ StatusOr<int64_t> ParseInt(const std::string& flag, const std::string& value) {
 StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
   GrpcServerOptions opts;
   std::string cluster_flag, job;
-  int64_t task = 0, cpus = 1, port = -1;
+  int64_t task = 0, cpus = 1, port = -1, intra = 0, inter = 0;
   bool have_task = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -93,6 +97,10 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
       TX_ASSIGN_OR_RETURN(opts.security.max_message_bytes, ParseInt(a, v));
     } else if (a == "--cpus") {
       TX_ASSIGN_OR_RETURN(cpus, ParseInt(a, v));
+    } else if (a == "--intra_op_threads") {
+      TX_ASSIGN_OR_RETURN(intra, ParseInt(a, v));
+    } else if (a == "--inter_op_threads") {
+      TX_ASSIGN_OR_RETURN(inter, ParseInt(a, v));
     } else {
       return errors::InvalidArgument("unknown flag '", a, "' (see --help)");
     }
@@ -117,6 +125,9 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
   }
   if (task < 0 || task > INT32_MAX) return errors::InvalidArgument("--task out of range: ", task);
   if (cpus < 1 || cpus > 1024) return errors::InvalidArgument("--cpus out of range: ", cpus);
+  for (auto [flag, n] : {std::pair{"--intra_op_threads", intra}, {"--inter_op_threads", inter}}) {
+    if (n < 0 || n > 4096) return errors::InvalidArgument(flag, " out of range: ", n);
+  }
   if (port < -1 || port > 65535) return errors::InvalidArgument("--port out of range: ", port);
   *opts.server_def.mutable_cluster() = cluster.ToClusterDef();
   opts.server_def.set_job_name(job);
@@ -125,6 +136,10 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
   if (port >= 0) opts.server_def.set_port(static_cast<int>(port));
   (*opts.server_def.mutable_default_session_config()->mutable_device_count())["CPU"] =
       static_cast<int>(cpus);
+  opts.server_def.mutable_default_session_config()->set_intra_op_parallelism_threads(
+      static_cast<int>(intra));
+  opts.server_def.mutable_default_session_config()->set_inter_op_parallelism_threads(
+      static_cast<int>(inter));
   return opts;
 }
 

@@ -94,6 +94,10 @@ TEST(ServerTest, BadFlagsAndRefusedBind) {
        "--tls_cert and --tls_key go together"},
       {{"--cluster", cluster, "--job", "worker", "--token_file", "/nonexistent/token"},
        "--token_file: cannot read"},
+      {{"--cluster", cluster, "--job", "worker", "--intra_op_threads", "-1"},
+       "--intra_op_threads out of range: -1"},
+      {{"--cluster", cluster, "--job", "worker", "--inter_op_threads", "two"},
+       "--inter_op_threads wants an integer"},
       // Anyone on the network could run code: refused without TLS and a token.
       {{"--cluster", cluster, "--job", "worker", "--bind", "0.0.0.0"},
        "FAILED_PRECONDITION: refusing to serve on non-loopback address '0.0.0.0'"},
