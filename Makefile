@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 600
 ASAN_CXX  ?= $(shell command -v clang++ 2>/dev/null)
 ASAN_FLAGS = $(if $(ASAN_CXX),-DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_C_COMPILER=$(subst clang++,clang,$(ASAN_CXX)) -DTX_FUZZ=ON)
 
-.PHONY: all build test test-cc test-py demo bench test-asan asan-setup asan-configure fuzz setup clean
+.PHONY: all build test test-cc test-py demo bench bench-peer test-asan asan-setup asan-configure fuzz setup clean
 
 all: build
 
@@ -36,6 +36,10 @@ demo: build
 bench: build
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target tx_benches
 	@scripts/run-bench $(BUILD_DIR)
+
+# bench-peer: only bench/peer/peer.py (TensorFlux against PyTorch, MLP and CNN, one epoch each).
+bench-peer: build
+	@scripts/run-bench $(BUILD_DIR) --peer
 
 asan-setup:
 	@TENSORFLUX_SETUP_SANITIZE=1 scripts/setup
