@@ -65,6 +65,37 @@ def test_from_tensors_is_one_element(graph):
     assert out[0][1] == b"abc"
 
 
+def test_zip_nests_elements_and_ends_with_the_shortest(graph):
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    a = tx.data.Dataset.range(10, 16)
+    b = tx.data.Dataset.from_tensor_slices((x, np.array([7, 8, 9, 10], np.int32)))
+    c = tx.data.Dataset.range(3, output_type=tx.float64)
+    ds = tx.data.Dataset.zip((a, (b, c)))
+    assert ds.output_types == (tx.int64, ((tx.float32, tx.int32), tx.float64))
+    assert ds.output_shapes[1][0][0].as_list() == [3]
+    out = drain(ds)
+    assert len(out) == 3  # c has 3 elements, b 4, a 6
+    for i, (ai, ((xi, yi), ci)) in enumerate(out):
+        assert ai == 10 + i and ci == float(i) and yi == 7 + i
+        np.testing.assert_array_equal(xi, x[i])
+    # A dict of datasets gives dict elements; the first input may be the shorter one.
+    d = drain(tx.data.Dataset.zip({"n": tx.data.Dataset.range(2),
+                                   "m": tx.data.Dataset.range(5, 9)}))
+    assert d == [{"n": 0, "m": 5}, {"n": 1, "m": 6}]
+    # Zip then batch: components batched together, as a tuple of batches.
+    batches = drain(tx.data.Dataset.zip((a, a.skip(1))).batch(4))
+    np.testing.assert_array_equal(batches[0][0], [10, 11, 12, 13])
+    np.testing.assert_array_equal(batches[0][1], [11, 12, 13, 14])
+    np.testing.assert_array_equal(batches[1][1], [15])
+
+
+def test_zip_refuses_non_datasets(graph):
+    r = tx.data.Dataset.range(3)
+    for bad in [r, (), (r, 3), {"a": [r]}]:
+        with pytest.raises(TypeError, match="Dataset.zip"):
+            tx.data.Dataset.zip(bad)
+
+
 # ------------------------------------------------------------------ transformations
 
 def test_batch_matches_numpy_split(graph):

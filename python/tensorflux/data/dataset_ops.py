@@ -125,6 +125,25 @@ class Dataset(ElementStructure):
                                output_shapes=[tensor_shape.TensorShape([])])
         return Dataset(variant, output_type, tensor_shape.TensorShape([]))
 
+    @staticmethod
+    def zip(datasets):
+        """Element i is the nest `datasets` (a tuple or dict of Datasets, nested to any depth)
+        with each dataset replaced by its element i (ZipDataset); ends when the shortest input
+        ends. Dataset.zip((a, (b, c))) yields (x, (y, z))."""
+        flat = nest.flatten(datasets)
+        if not nest.is_nested(datasets) or not flat:
+            raise TypeError("Dataset.zip needs a non-empty tuple or dict of Datasets, got %r"
+                            % (datasets,))
+        for d in flat:
+            if not isinstance(d, Dataset):
+                raise TypeError("Dataset.zip needs Datasets, got %r in %r" % (d, datasets))
+        types = nest.pack_sequence_as(datasets, [d.output_types for d in flat])
+        shapes = nest.pack_sequence_as(datasets, [d.output_shapes for d in flat])
+        variant = apply_op("ZipDataset",
+                           input_datasets=[d._variant_tensor for d in flat],  # pylint: disable=protected-access
+                           output_types=nest.flatten(types), output_shapes=nest.flatten(shapes))
+        return Dataset(variant, types, shapes)
+
     # -------------------------------------------------------------- transformations
 
     def batch(self, batch_size, drop_remainder=False):

@@ -137,6 +137,17 @@ REGISTER_OP("ShardDataset")
     .SetShapeFn(ScalarShape)
     .Doc("Elements index, index + num_shards, ...; num_shards > 0, 0 <= index < num_shards.");
 
+REGISTER_OP("ZipDataset")
+    .Input("input_datasets: N * variant")
+    .Output("handle: variant")
+    .TX_DATASET_TRANSFORM_ATTRS
+    .Attr("N: int >= 1")
+    .Attr("metadata: string = ''")
+    .SetShapeFn(ScalarShape)
+    .Doc("Element i is the components of element i of every input, concatenated in input "
+         "order (output_types / output_shapes: the inputs' specs concatenated); ends when the "
+         "first input ends.");
+
 REGISTER_OP("PrefetchDataset")
     .Input("input_dataset: variant")
     .Input("buffer_size: int64")

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "../kernels/kernel_test_util.h"
+#include "dataset_test_util.h"
 
 namespace tensorflux {
 namespace {
@@ -281,6 +282,95 @@ TEST(DatasetTest, CacheReplaysTheFirstPass) {
   // The filename must be a string scalar (file caches: tests/python/test_data_cache.py).
   EXPECT_EQ(Apply("CacheDataset", *Range(0, 4), {I64(3)}).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// ZipDataset over `inputs` with the spec `types` / `shapes` (the inputs' specs concatenated).
+StatusOr<Tensor> Zip(std::vector<Tensor> inputs, std::vector<DataType> types,
+                     std::vector<PartialTensorShape> shapes) {
+  test::KernelRunner r("ZipDataset");
+  for (Tensor& t : inputs) r.Input(std::move(t));
+  r.Attr("output_types", absl::Span<const DataType>(types));
+  r.Attr("output_shapes", absl::Span<const PartialTensorShape>(shapes));
+  return r.RunOne();
+}
+
+// Every element of the dataset in `handle`, all int64 components flattened and concatenated.
+StatusOr<std::vector<std::vector<int64_t>>> DrainFlat(const Tensor& handle) {
+  TX_ASSIGN_OR_RETURN(DatasetPtr d, GetDatasetFromVariantTensor(handle));
+  IteratorContext ctx;
+  TX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it, d->MakeIterator(&ctx));
+  TX_ASSIGN_OR_RETURN(auto elements, test::DrainIterator(it.get(), &ctx));
+  std::vector<std::vector<int64_t>> out;
+  for (const std::vector<Tensor>& e : elements) {
+    out.emplace_back();
+    for (const Tensor& t : e) {
+      auto f = t.flat<int64_t>();
+      out.back().insert(out.back().end(), f.begin(), f.end());
+    }
+  }
+  // Ended iterators keep ending.
+  std::vector<Tensor> e;
+  bool end = false;
+  TX_RETURN_IF_ERROR(it->GetNext(&ctx, &e, &end));
+  if (!end || !e.empty()) return errors::Internal("GetNext after the end produced an element");
+  return out;
+}
+
+TEST(DatasetTest, ZipConcatenatesComponentsAndEndsWithTheShortestInput) {
+  const PartialTensorShape s = PartialTensorShape::Scalar();
+  // rows: a 2-component dataset (TensorSlice of a [3, 2] matrix and a [3] vector).
+  std::vector<PartialTensorShape> row_shapes{PartialTensorShape({2}), s};
+  auto rows = test::KernelRunner("TensorSliceDataset")
+                  .Input(test::FromDoubles(DT_INT64, TensorShape({3, 2}), {1, 2, 3, 4, 5, 6}))
+                  .Input(test::FromDoubles(DT_INT64, TensorShape({3}), {-1, -2, -3}))
+                  .Attr("output_shapes", absl::Span<const PartialTensorShape>(row_shapes))
+                  .RunOne();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  const std::vector<DataType> three(3, DT_INT64);
+  auto z = Zip({*Range(10, 15), *rows}, three, {s, PartialTensorShape({2}), s});
+  ASSERT_TRUE(z.ok()) << z.status();
+  // range has 5 elements, rows 3: the zip has 3, component order = input order.
+  EXPECT_EQ(*DrainFlat(*z), (std::vector<std::vector<int64_t>>{
+                                {10, 1, 2, -1}, {11, 3, 4, -2}, {12, 5, 6, -3}}));
+  auto dataset = GetDatasetFromVariantTensor(*z);
+  ASSERT_TRUE(dataset.ok());
+  EXPECT_EQ((*dataset)->output_dtypes(), DataTypeVector(three.begin(), three.end()));
+  EXPECT_NE((*dataset)->DebugString().find("ZipDatasetOp::Dataset(RangeDatasetOp"),
+            std::string::npos);
+  // The shorter input first ends it as well; one input is the input itself; an empty input
+  // makes an empty zip.
+  EXPECT_EQ(*DrainFlat(*Zip({*Range(0, 2), *Range(5, 9)}, {DT_INT64, DT_INT64}, {s, s})),
+            (std::vector<std::vector<int64_t>>{{0, 5}, {1, 6}}));
+  EXPECT_EQ(*DrainFlat(*Zip({*Range(3, 5)}, {DT_INT64}, {s})), Scalars({3, 4}));
+  EXPECT_TRUE(DrainFlat(*Zip({*Range(0, 4), *Range(0, 0)}, {DT_INT64, DT_INT64}, {s, s}))
+                  ->empty());
+  // Zip of a zip (nested tuples flatten to 3 components) repeated twice.
+  auto inner = Zip({*Range(0, 2), *Range(7, 9)}, {DT_INT64, DT_INT64}, {s, s});
+  auto outer = Zip({*Range(4, 9), *inner}, three, {s, s, s});
+  auto twice = Apply("RepeatDataset", *outer, {I64(2)}, {s, s, s}, three);
+  ASSERT_TRUE(twice.ok()) << twice.status();
+  EXPECT_EQ(*DrainFlat(*twice), (std::vector<std::vector<int64_t>>{
+                                    {4, 0, 7}, {5, 1, 8}, {4, 0, 7}, {5, 1, 8}}));
+}
+
+TEST(DatasetTest, ZipRefusesBadInputsAndSpecs) {
+  const PartialTensorShape s = PartialTensorShape::Scalar();
+  // An input that is not a dataset: INVALID_ARGUMENT naming it.
+  auto not_ds = Zip({*Range(0, 2), I64(3)}, {DT_INT64, DT_INT64}, {s, s});
+  EXPECT_EQ(not_ds.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(not_ds.status().message()).find("input_datasets[1]"), std::string::npos)
+      << not_ds.status();
+  // output_types / output_shapes that do not match the inputs' specs.
+  EXPECT_EQ(Zip({*Range(0, 2), *Range(0, 2)}, {DT_INT64, DT_FLOAT}, {s, s}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Zip({*Range(0, 2), *Range(0, 2)}, {DT_INT64}, {s}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Zip({*Range(0, 2), *Range(0, 2)}, {DT_INT64, DT_INT64},
+                {s, PartialTensorShape({3})})
+                .status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // N = 0 is refused by the op's N >= 1.
+  EXPECT_FALSE(Zip({}, {DT_INT64}, {s}).ok());
 }
 
 }  // namespace
