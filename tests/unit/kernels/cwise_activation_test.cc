@@ -186,6 +186,42 @@ TEST(CwiseActivationGradTest, EveryOpEveryDtypeMatchesFloat64Reference) {
   EXPECT_GE(checked, 4 * (12 * 2 + 9 * 4));
 }
 
+// ReluGrad and Relu6Grad compare features in packets (GradWhereInside): the bounds themselves
+// (0, -0, 6), NaN and infinite features, a denormal, and NaN/inf gradients, over a length that
+// fills several AVX-512 packets and leaves a scalar tail, in float and double.
+TEST(CwiseActivationGradTest, ReluGradBoundsNaNAndInfInPackets) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> special = {0.0, -0.0, 6.0, nan, 1e-42, inf, -inf, 5.999, 6.001, -1};
+  const int64_t n = 53;
+  for (DataType dt : {DT_FLOAT, DT_DOUBLE}) {
+    std::vector<double> g(n), f(n);
+    for (int64_t i = 0; i < n; ++i) {
+      f[i] = special[i % special.size()];
+      g[i] = i % 7 == 3 ? nan : i % 11 == 5 ? -inf : 0.25 * static_cast<double>(i) - 4;
+    }
+    Tensor gt = FromDoubles(dt, TensorShape({n}), g), ft = FromDoubles(dt, TensorShape({n}), f);
+    const std::vector<double> gv = ToDoubles(gt), fv = ToDoubles(ft);
+    for (const bool six : {false, true}) {
+      auto z = KernelRunner(six ? "Relu6Grad" : "ReluGrad").Input(gt).Input(ft).RunOne();
+      ASSERT_TRUE(z.ok()) << z.status();
+      const std::vector<double> zv = ToDoubles(*z);
+      for (int64_t i = 0; i < n; ++i) {
+        const bool pass = fv[i] > 0 && (!six || fv[i] < 6);
+        const std::string what = std::string(six ? "Relu6Grad " : "ReluGrad ") +
+                                 DataTypeString(dt) + " i=" + std::to_string(i);
+        if (!pass) {
+          EXPECT_EQ(zv[i], 0.0) << what;  // also where the gradient is NaN or inf
+        } else if (std::isnan(gv[i])) {
+          EXPECT_TRUE(std::isnan(zv[i])) << what;
+        } else {
+          EXPECT_EQ(zv[i], gv[i]) << what;
+        }
+      }
+    }
+  }
+}
+
 TEST(CwiseActivationGradTest, InputsMustHaveTheSameShape) {
   for (const char* op : {"ReluGrad", "TanhGrad", "SoftplusGrad", "EluGrad", "LeakyReluGrad"}) {
     for (const auto& [s0, s1] : std::vector<std::pair<TensorShape, TensorShape>>{
