@@ -45,20 +45,6 @@ def tower_input(data_dir, batch, num_shards, shard_index):
     return tx.data.make_one_shot_iterator(ds).get_next()
 
 
-def _tower_input_without_zip(data_dir, batch, num_shards, shard_index):
-    """Until Dataset.zip lands: images and labels through two pipelines in lockstep."""
-    out = []
-    for path in model.data_files(data_dir, "train"):
-        ds = tx.data.experimental.IdxDataset(path).shard(num_shards, shard_index).repeat()
-        out.append(tx.data.make_one_shot_iterator(ds.batch(batch, drop_remainder=True)).get_next())
-    images = tx.reshape(tx.cast(out[0], tx.float32) * (1.0 / 255.0), [-1, 28, 28, 1])
-    return images, tx.cast(out[1], tx.int32)
-
-
-if not hasattr(tx.data.Dataset, "zip"):
-    tower_input = _tower_input_without_zip  # noqa: F811
-
-
 def build(model_name, data_dir, worker_devices, ps_device):
     """The training op of one step over len(worker_devices) towers."""
     batch = BATCH[model_name]
