@@ -130,6 +130,7 @@ class ServerProcess {
 
   std::string log() const { return ReadFileText(log_path_); }
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;

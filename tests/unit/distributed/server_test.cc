@@ -3,6 +3,7 @@
 // limit; and a client session ("grpc://") round trip: Create, Extend, Run with feeds and
 // fetches, ListDevices, Close.
 #include <cstdlib>
+#include <filesystem>
 
 #include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
@@ -115,6 +116,31 @@ TEST(ServerTest, BadFlagsAndRefusedBind) {
   ASSERT_TRUE(server.WaitListening()) << server.log();
   server.Signal(SIGTERM);
   EXPECT_EQ(server.Wait(), 0);
+}
+
+// --intra_op_threads / --inter_op_threads size the task's pools: 8 + 8 threads against 1 + 1 (an
+// intra-op pool of one thread is none: kernels run on the calling thread).
+TEST(ServerTest, ThreadFlagsSizeThePools) {
+  auto count_threads = [](const std::vector<std::string>& flags) {
+    std::vector<std::string> args = SingleTaskFlags(FreePort());
+    args.insert(args.end(), flags.begin(), flags.end());
+    ServerProcess server;
+    server.Start(args, {"TF_CONFIG="});
+    EXPECT_TRUE(server.WaitListening()) << server.log();
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(
+             "/proc/" + std::to_string(server.pid()) + "/task")) {
+      (void)e;
+      ++n;
+    }
+    server.Signal(SIGTERM);
+    EXPECT_EQ(server.Wait(), 0) << server.log();
+    return n;
+  };
+  const int few = count_threads({"--intra_op_threads", "1", "--inter_op_threads", "1"});
+  const int many = count_threads({"--intra_op_threads", "8", "--inter_op_threads", "8"});
+  // 15 more pool threads; gRPC's own threads come and go, hence the margin.
+  EXPECT_GE(many - few, 12) << few << " threads with 1 + 1, " << many << " with 8 + 8";
 }
 
 TEST(ServerTest, TfConfigGivesTheTask) {
