@@ -30,14 +30,17 @@ def data_files(data_dir, split):
 
 
 def dataset(data_dir, split, batch_size, num_shards=1, shard_index=0, shuffle_seed=None,
-            repeat=False, drop_remainder=False):
-    """tx.data pipeline over the IDX files: IdxDataset(images) zip IdxDataset(labels) -> shard
-    (num_shards, shard_index) -> shuffle (whole shard, reshuffled each epoch; skipped when
-    shuffle_seed is None) -> [repeat] -> batch -> map (uint8 -> float32 / 255, [N,28,28,1];
-    labels int32) -> prefetch. Elements: (float32 [B, 28, 28, 1], int32 [B])."""
+            repeat=False, drop_remainder=False, take=None):
+    """tx.data pipeline over the IDX files: IdxDataset(images) zip IdxDataset(labels) ->
+    [take: the split's first `take` examples] -> shard (num_shards, shard_index) -> shuffle
+    (whole shard, reshuffled each epoch; skipped when shuffle_seed is None) -> [repeat] ->
+    batch -> map (uint8 -> float32 / 255, [N,28,28,1]; labels int32) -> prefetch.
+    Elements: (float32 [B, 28, 28, 1], int32 [B])."""
     images_path, labels_path = data_files(data_dir, split)
     ds = tx.data.Dataset.zip((tx.data.experimental.IdxDataset(images_path),
                               tx.data.experimental.IdxDataset(labels_path)))
+    if take is not None:
+        ds = ds.take(take)
     if num_shards > 1:
         ds = ds.shard(num_shards, shard_index)
     if shuffle_seed is not None:

@@ -1,0 +1,162 @@
+"""Trains model.cnn_logits on Fashion-MNIST by synchronous in-graph replication (issue 8).
+
+    PYTHONPATH=build/python /usr/bin/python3 examples/fashion_mnist/train.py [flags]
+
+Cluster (--cluster):
+  local (default)   starts 1 ps + --workers tensorflux-server processes (build/bin) on free
+                    loopback ports and stops them at exit, on Ctrl-C and on errors;
+  none              in process: one tower per CPU device (--workers CPU devices);
+  grpc://HOST:PORT  a running cluster (its ps and worker tasks are read from the master);
+  TF_CONFIG         when set and --cluster is not given, its "cluster" (and "task": the master
+                    the client talks to, default worker 0).
+Graph: one tower per worker task (tx.train.towers), each reading its own shard of the training
+set (model.dataset(num_shards=W, shard_index=i), a pipeline placed on that worker) and computing
+cross-entropy + the L2 penalty on the kernels; the towers' gradients are averaged, clipped by
+global norm and applied once per step by Adam, whose rate warms up linearly then follows a
+cosine decay to 0 at the last step. Variables live on the ps (tx.train.replica_device_setter).
+The test set is evaluated after every epoch, sharded over the same towers.
+
+Output (--out, default runs/fashion_mnist/<UTC timestamp>/): model.ckpt-* (every epoch and on
+Ctrl-C; running again with the same --out continues from the latest), TensorBoard events (loss,
+accuracy, learning_rate, images_per_second, test_accuracy, the graph), trace.json (a Chrome
+trace of one training step), history.json, report.md + report.png (report.py), and model.pb:
+the frozen inference graph, input "images" float32 [N, 28, 28, 1] holding pixel values in
+[0, 255] as the IDX/PNG files store them (scaled in the graph), output "probabilities" float32
+[N, 10] (softmax), with labels.txt beside it, for `tensorflux predict model.pb --images FILE`.
+
+stdout: one line per epoch `epoch=N loss=... train_accuracy=... test_accuracy=...
+images_per_sec=...`, per-class test accuracy and the confusion matrix, and, last,
+`test_accuracy=0.xxxx`. A progress bar per epoch (tqdm) goes to stderr when it is a terminal.
+Exit status: 0 done, 2 bad flags or missing/corrupt data (one line on stderr), 130 Ctrl-C
+(after saving a checkpoint), 1 other errors.
+"""
+
+import argparse
+import datetime
+import os
+import signal
+import sys
+
+import tensorflux as tx
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster_setup  # noqa: E402  pylint: disable=wrong-import-position
+import model  # noqa: E402  pylint: disable=wrong-import-position
+import trainer  # noqa: E402  pylint: disable=wrong-import-position
+
+_REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+class UsageError(Exception):
+    """Bad flags or missing/corrupt data: one line on stderr, exit status 2."""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--epochs", type=int, default=6, help="training epochs (default 6)")
+    p.add_argument("--batch-size", type=int, default=64, help="images per worker per step")
+    p.add_argument("--cluster", default=None,
+                   help="local (default; TF_CONFIG's cluster when that is set), none, or "
+                        "grpc://HOST:PORT")
+    p.add_argument("--workers", type=int, default=2,
+                   help="worker tasks of the local cluster / CPU towers in process (default 2)")
+    p.add_argument("--data-dir", default=model.DATA_DIR)
+    p.add_argument("--out", default=None,
+                   help="output directory (default runs/fashion_mnist/<timestamp>/)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--learning-rate", type=float, default=2e-3, help="peak Adam rate")
+    p.add_argument("--warmup-epochs", type=float, default=0.5)
+    p.add_argument("--l2", type=float, default=5e-5, help="L2 scale on the kernels")
+    p.add_argument("--clip-norm", type=float, default=5.0, help="global-norm clipping")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help="stop at this global step (the schedule ends there too)")
+    p.add_argument("--eval-examples", type=int, default=model.NUM_TEST,
+                   help="test images evaluated (the first N; default all 10000)")
+    p.add_argument("--server-bin", default=os.path.join(_REPO, "build", "bin",
+                                                        "tensorflux-server"))
+    args = p.parse_args(argv)
+    for name in ("epochs", "batch_size", "workers", "eval_examples"):
+        if getattr(args, name) < 1:
+            p.error("--%s must be >= 1" % name.replace("_", "-"))
+    if args.cluster not in (None, "local", "none") and not args.cluster.startswith("grpc://"):
+        p.error("--cluster must be local, none or grpc://HOST:PORT, got %r" % args.cluster)
+    if args.max_steps is not None and args.max_steps < 1:
+        p.error("--max-steps must be >= 1")
+    if args.eval_examples > model.NUM_TEST:
+        p.error("--eval-examples must be <= %d" % model.NUM_TEST)
+    if args.learning_rate <= 0 or args.warmup_epochs < 0 or args.l2 < 0 or args.clip_norm <= 0:
+        p.error("--learning-rate and --clip-norm must be > 0, --warmup-epochs and --l2 >= 0")
+    if args.out is None:
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+        args.out = os.path.join("runs", "fashion_mnist", stamp)
+    return args
+
+
+def check_data(data_dir):
+    """The four IDX files exist and their headers agree (uint8, 28x28 images, as many labels
+    as images, 60000 / 10000 items); UsageError naming the file otherwise. The data bytes are
+    checked as they are read (DataLossError, turned into a UsageError by main)."""
+    try:
+        for split, count in (("train", model.NUM_TRAIN), ("test", model.NUM_TEST)):
+            images, labels = model.data_files(data_dir, split)
+            for path, dims in ((images, [count, 28, 28]), (labels, [count])):
+                got = _idx_header(path)
+                if got != (0x08, dims):
+                    raise UsageError("%s is corrupt: IDX header %s, expected uint8 %s"
+                                     % (path, got, dims))
+    except FileNotFoundError as e:
+        raise UsageError(str(e)) from None
+    except (OSError, EOFError, ValueError) as e:
+        raise UsageError("Fashion-MNIST file unreadable: %s" % e) from None
+
+
+def _idx_header(path):
+    import gzip  # pylint: disable=g-import-not-at-top
+    import struct  # pylint: disable=g-import-not-at-top
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
+        head = f.read(4)
+        if len(head) < 4 or head[0] or head[1]:
+            raise ValueError("%s is not an IDX file" % path)
+        raw = f.read(4 * head[3])
+        if len(raw) != 4 * head[3]:
+            raise ValueError("%s: truncated IDX header" % path)
+        return head[2], list(struct.unpack(">%dI" % head[3], raw))
+
+
+def _interrupt(signum, frame):
+    # SIGTERM ends the run like Ctrl-C: a checkpoint is saved and the servers are stopped.
+    raise KeyboardInterrupt()
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    args.out = os.path.abspath(args.out)  # the servers write the checkpoints
+    args.data_dir = os.path.abspath(args.data_dir)  # and read the data
+    signal.signal(signal.SIGTERM, _interrupt)
+    cluster = None
+    try:
+        check_data(args.data_dir)
+        os.makedirs(args.out, exist_ok=True)
+        cluster = cluster_setup.resolve(args.cluster, args.workers, args.server_bin, args.out)
+        return trainer.run(args, cluster)
+    except UsageError as e:
+        sys.stderr.write("train.py: error: %s\n" % e)
+        return 2
+    except cluster_setup.ClusterError as e:
+        sys.stderr.write("train.py: error: %s\n" % e)
+        return 1
+    except tx.errors.DataLossError as e:
+        sys.stderr.write("train.py: error: corrupt Fashion-MNIST data: %s\n" % e.message)
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("train.py: interrupted\n")
+        return 130
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

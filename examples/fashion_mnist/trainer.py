@@ -1,0 +1,296 @@
+"""train.py's graph and loop: towers of model.cnn_logits on a Cluster (cluster_setup.py), the
+training epochs with progress and summaries, checkpoints, evaluation, and the frozen model.pb.
+
+Steps: every tower reads batch_size images of its own shard per step (drop_remainder, so all
+towers take the same number of steps: an epoch is floor(smallest shard / batch_size) steps and
+the towers' iterators are re-initialized, reshuffled, at each epoch). A run resumed from a
+checkpoint taken inside an epoch does that epoch's remaining steps on a fresh shuffle.
+"""
+
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+import tensorflux as tx
+
+import model
+import report
+
+TRACE_STEP = 5  # the step (of this run) traced into trace.json
+SUMMARY_EVERY = 20  # steps between TensorBoard scalars
+
+
+def shard_sizes(n, shards):
+    return [len(range(i, n, shards)) for i in range(shards)]
+
+
+def eval_batch_size(n, shards, target=500):
+    """A batch size near `target` that gives every shard of n examples the same number of
+    batches (so the towers end together)."""
+    sizes = shard_sizes(n, shards)
+    b = min(target, max(sizes))
+    while len({math.ceil(s / b) for s in sizes}) > 1:
+        b += 1
+    return b
+
+
+class Graph:
+    """The training and evaluation graph (built in the default graph)."""
+
+    def __init__(self, args, cluster, steps_per_epoch, total_steps):
+        towers = len(cluster.tower_devices)
+        tx.set_random_seed(args.seed)
+        with tx.device(cluster.shared_device):
+            self.global_step = tx.train.get_or_create_global_step()
+            warmup = min(int(round(args.warmup_epochs * steps_per_epoch)), total_steps // 2)
+            decay = max(1, total_steps - warmup)
+            self.learning_rate = tx.train.linear_warmup(
+                lambda s: tx.train.cosine_decay(args.learning_rate, s, decay), warmup,
+                self.global_step)
+            opt = tx.train.AdamOptimizer(self.learning_rate)
+        tower_grads, losses, correct, self.train_iterators = [], [], [], []
+        for i in tx.train.towers(cluster.tower_devices):
+            it = tx.data.make_initializable_iterator(model.dataset(
+                args.data_dir, "train", args.batch_size, num_shards=towers, shard_index=i,
+                shuffle_seed=args.seed + i, drop_remainder=True))
+            self.train_iterators.append(it)
+            images, labels = it.get_next()
+            logits = model.cnn_logits(images, training=True, l2_scale=args.l2)
+            loss = (tx.losses.sparse_softmax_cross_entropy(labels, logits)
+                    + tx.losses.get_regularization_loss())
+            losses.append(loss)
+            correct.append(_num_correct(logits, labels))
+            tower_grads.append(opt.compute_gradients(loss))
+        with tx.device(cluster.shared_device), tx.name_scope("update"):
+            grads, variables = zip(*tx.train.average_gradients(tower_grads))
+            clipped, self.grad_norm = tx.clip_by_global_norm(list(grads), args.clip_norm)
+            self.train_op = opt.apply_gradients(zip(clipped, variables),
+                                                global_step=self.global_step)
+            self.loss = tx.add_n(losses) * (1.0 / towers)
+            self.correct = tx.add_n(correct)
+
+        preds, labels_out, self.eval_iterators = [], [], []
+        eval_bs = eval_batch_size(args.eval_examples, towers)
+        self.eval_steps = math.ceil(shard_sizes(args.eval_examples, towers)[0] / eval_bs)
+        with tx.variable_scope(tx.get_variable_scope(), reuse=True):
+            for i in tx.train.towers(cluster.tower_devices, name="eval"):
+                it = tx.data.make_initializable_iterator(model.dataset(
+                    args.data_dir, "test", eval_bs, num_shards=towers, shard_index=i,
+                    take=args.eval_examples))
+                self.eval_iterators.append(it)
+                images, labels = it.get_next()
+                logits = model.cnn_logits(images, training=False)
+                preds.append(tx.argmax(logits, 1, output_type=tx.int32))
+                labels_out.append(labels)
+        self.eval_fetch = (preds, labels_out)
+        self.saver = tx.train.Saver(max_to_keep=3)
+        self.init = tx.global_variables_initializer()
+
+
+def _num_correct(logits, labels):
+    hit = tx.equal(tx.argmax(logits, 1, output_type=tx.int32), labels)
+    return tx.reduce_sum(tx.cast(hit, tx.int32))
+
+
+class Progress:
+    """A tqdm bar per epoch on stderr when it is a terminal (no bar otherwise, or without
+    tqdm)."""
+
+    def __init__(self, total, epoch, epochs):
+        self._bar = None
+        try:
+            import tqdm  # pylint: disable=g-import-not-at-top
+            self._bar = tqdm.tqdm(total=total, desc="epoch %d/%d" % (epoch, epochs),
+                                  unit="step", file=sys.stderr, disable=None, leave=False,
+                                  dynamic_ncols=True)
+        except ImportError:
+            pass
+
+    def update(self, **postfix):
+        if self._bar is not None:
+            self._bar.set_postfix(postfix, refresh=False)
+            self._bar.update(1)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+
+
+def evaluate(sess, g):
+    """(labels, predictions) of the evaluated test examples, int32 arrays (shard order)."""
+    sess.run([it.initializer for it in g.eval_iterators])
+    preds, labels = [], []
+    for _ in range(g.eval_steps):
+        p, l = sess.run(g.eval_fetch)
+        preds.extend(p)
+        labels.extend(l)
+    return np.concatenate(labels), np.concatenate(preds)
+
+
+def _restore_or_init(sess, g, out):
+    ckpt = tx.train.latest_checkpoint(out)
+    if ckpt is None:
+        sess.run(g.init)
+        return None
+    g.saver.restore(sess, ckpt)
+    return ckpt
+
+
+def _load_history(out):
+    path = os.path.join(out, "history.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    return []
+
+
+def _save_history(out, history):
+    path = os.path.join(out, "history.json")
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(history, f)
+    os.replace(path + ".tmp", path)
+
+
+def _write_trace(sess, g, writer, out, step):
+    """Runs one training step under FULL_TRACE; trace.json (Chrome trace) + the run metadata
+    in the event file. Returns the step's fetches."""
+    meta = tx.RunMetadata()
+    result = sess.run([g.train_op, g.loss, g.correct, g.learning_rate],
+                      options=tx.RunOptions(trace_level=tx.RunOptions.FULL_TRACE),
+                      run_metadata=meta)
+    with open(os.path.join(out, "trace.json"), "w", encoding="utf-8") as f:
+        f.write(tx.timeline.Timeline(meta.step_stats).generate_chrome_trace_format())
+    writer.add_run_metadata(meta, "step_%d" % step, global_step=step)
+    return result
+
+
+def run(args, cluster):
+    """Trains, evaluates, exports; prints the epoch lines and the final figures. Returns 0."""
+    towers = len(cluster.tower_devices)
+    steps_per_epoch = min(shard_sizes(model.NUM_TRAIN, towers)) // args.batch_size
+    total_steps = args.epochs * steps_per_epoch
+    if args.max_steps is not None:
+        total_steps = min(total_steps, args.max_steps)
+    images_per_step = towers * args.batch_size
+    print("cluster: %s; %d towers x %d images, %d steps/epoch, %d steps"
+          % (cluster.description, towers, args.batch_size, steps_per_epoch, total_steps),
+          flush=True)
+    if cluster.server_pids():
+        print("server pids: %s (logs in %s)" % (
+            " ".join(map(str, cluster.server_pids())), os.path.join(args.out, "server_logs")),
+            flush=True)
+    graph = tx.Graph()
+    with graph.as_default():
+        g = Graph(args, cluster, steps_per_epoch, total_steps)
+    history = _load_history(args.out)
+    writer = tx.summary.FileWriter(args.out, graph=graph)
+    sess = tx.Session(cluster.target, graph=graph, config=cluster.config)
+    ckpt_prefix = os.path.join(args.out, "model.ckpt")
+    step, labels, preds = 0, None, None
+    try:
+        resumed = _restore_or_init(sess, g, args.out)
+        step = int(sess.run(g.global_step))
+        if resumed:
+            print("resumed from %s at step %d" % (resumed, step), flush=True)
+        traced = os.path.exists(os.path.join(args.out, "trace.json"))
+        run_steps = 0
+        while step < total_steps:
+            epoch = step // steps_per_epoch + 1
+            todo = min(steps_per_epoch - step % steps_per_epoch, total_steps - step)
+            sess.run([it.initializer for it in g.train_iterators])
+            bar = Progress(todo, epoch, args.epochs)
+            loss_sum = correct = 0.0
+            step_losses = []
+            t0 = time.perf_counter()
+            for _ in range(todo):
+                run_steps += 1
+                if not traced and run_steps == TRACE_STEP:
+                    _, loss, hit, lr = _write_trace(sess, g, writer, args.out, step)
+                    traced = True
+                else:
+                    _, loss, hit, lr = sess.run([g.train_op, g.loss, g.correct,
+                                                 g.learning_rate])
+                step += 1
+                loss_sum += loss
+                correct += hit
+                step_losses.append(float(loss))
+                seconds = time.perf_counter() - t0
+                rate = len(step_losses) * images_per_step / max(seconds, 1e-9)
+                bar.update(loss="%.4f" % loss, acc="%.3f" % (hit / images_per_step),
+                           lr="%.2e" % lr, img_s="%.0f" % rate)
+                if step % SUMMARY_EVERY == 0:
+                    writer.add_scalars({"loss": loss, "accuracy": hit / images_per_step,
+                                        "learning_rate": lr, "images_per_second": rate}, step)
+            bar.close()
+            seconds = time.perf_counter() - t0
+            labels, preds = evaluate(sess, g)
+            test_acc = float(np.mean(labels == preds))
+            n = len(step_losses)
+            entry = {"epoch": epoch, "step": step, "loss": loss_sum / n,
+                     "train_accuracy": correct / (n * images_per_step),
+                     "test_accuracy": test_acc,
+                     "images_per_sec": n * images_per_step / seconds,
+                     "learning_rate": float(lr), "step_losses": step_losses}
+            history.append(entry)
+            writer.add_scalars({"test_accuracy": test_acc}, step)
+            writer.flush()
+            g.saver.save(sess, ckpt_prefix, global_step=step)
+            _save_history(args.out, history)
+            print("epoch=%d loss=%.4f train_accuracy=%.4f test_accuracy=%.4f "
+                  "images_per_sec=%.1f" % (epoch, entry["loss"], entry["train_accuracy"],
+                                           test_acc, entry["images_per_sec"]), flush=True)
+        if labels is None:  # resumed after the last step: evaluate the checkpoint
+            labels, preds = evaluate(sess, g)
+    except KeyboardInterrupt:
+        # The signal may have come during a step that completed: ask the graph, not `step`.
+        step = int(sess.run(g.global_step))
+        if step:
+            path = g.saver.save(sess, ckpt_prefix, global_step=step)
+            sys.stderr.write("\ntrain.py: interrupted at step %d; saved %s (run again with "
+                             "--out %s to continue)\n" % (step, path, args.out))
+        raise
+    finally:
+        writer.close()
+        sess.close()
+    export(args, tx.train.latest_checkpoint(args.out))
+    return finish(args, cluster, history, labels, preds)
+
+
+def finish(args, cluster, history, labels, preds):
+    confusion = report.confusion_matrix(labels, preds, len(model.CLASS_NAMES))
+    print(report.format_per_class(confusion, model.CLASS_NAMES))
+    print(report.format_confusion(confusion, model.CLASS_NAMES))
+    config = {"epochs": args.epochs, "batch_size_per_worker": args.batch_size,
+              "towers": len(cluster.tower_devices), "cluster": cluster.description,
+              "learning_rate": args.learning_rate, "warmup_epochs": args.warmup_epochs,
+              "l2": args.l2, "clip_norm": args.clip_norm, "seed": args.seed,
+              "max_steps": args.max_steps, "eval_examples": args.eval_examples}
+    report.write_report(args.out, history, confusion, model.CLASS_NAMES, config)
+    print("wrote %s (report.md, report.png, model.pb, checkpoints, events, trace.json)"
+          % args.out)
+    print("test_accuracy=%.4f" % report.accuracy(confusion), flush=True)
+    return 0
+
+
+def export(args, checkpoint):
+    """model.pb: images (float32 [N, 28, 28, 1], pixels 0..255) -> probabilities (float32
+    [N, 10]), variables from `checkpoint` folded into constants, training nodes removed; and
+    labels.txt (the class names, one a line) beside it."""
+    with tx.Graph().as_default() as g:
+        images = tx.placeholder(tx.float32, [None, 28, 28, 1], name="images")
+        logits = model.cnn_logits(images * (1.0 / 255.0), training=False)
+        tx.nn.softmax(logits, name="probabilities")
+        saver = tx.train.Saver(tx.global_variables())
+        with tx.Session() as sess:
+            saver.restore(sess, checkpoint)
+            frozen = tx.graph_util.convert_variables_to_constants(
+                sess, g.as_graph_def(), ["probabilities"])
+    frozen = tx.graph_util.remove_training_nodes(frozen, protected_nodes=["probabilities"])
+    with open(os.path.join(args.out, "model.pb"), "wb") as f:
+        f.write(frozen.SerializeToString())
+    with open(os.path.join(args.out, "labels.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(model.CLASS_NAMES) + "\n")

@@ -1,0 +1,199 @@
+"""examples/fashion_mnist/train.py in short runs (--max-steps, --eval-examples): flag and data
+errors exit 2 with one line; Ctrl-C on a local cluster saves a checkpoint, stops the servers and
+a second run continues from it (in process: the checkpoint is the same); a SIGKILLed client
+leaves no servers behind; TF_CONFIG and grpc:// clusters; model.pb is a frozen graph from
+"images" to "probabilities". (The accuracy run is `make demo`; the end-to-end test with
+`tensorflux predict` is test_fashion_mnist_e2e.py.)"""
+
+import gzip
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+
+_REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+_DIR = os.path.join(_REPO, "examples", "fashion_mnist")
+TRAIN = os.path.join(_DIR, "train.py")
+SERVER = os.path.join(os.path.dirname(tx.__file__), "..", "..", "bin", "tensorflux-server")
+DATA = "/usr/share/datasets/fashion-mnist"
+SHORT = ["--eval-examples", "200", "--batch-size", "16"]
+
+sys.path.insert(0, _DIR)
+import cluster_setup  # noqa: E402  pylint: disable=wrong-import-position
+
+needs_data = pytest.mark.skipif(not os.path.isdir(DATA),
+                                reason="Debian's dataset-fashion-mnist is not installed")
+needs_server = pytest.mark.skipif(not os.path.exists(SERVER),
+                                  reason="build/bin/tensorflux-server not built")
+
+
+def _env(**extra):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env.pop("TF_CONFIG", None)
+    env.update(extra)
+    return env
+
+
+def _run(args, timeout=240, **env):
+    return subprocess.run([sys.executable, TRAIN] + args, env=_env(**env), capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_gone(pids, seconds=15):
+    deadline = time.time() + seconds
+    while time.time() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    return [p for p in pids if _alive(p)]
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--epochs", "0"], "--epochs must be >= 1"),
+    (["--batch-size", "-1"], "--batch-size must be >= 1"),
+    (["--cluster", "tcp://x"], "--cluster must be local, none or grpc://"),
+    (["--eval-examples", "10001"], "--eval-examples must be <= 10000"),
+    (["--max-steps", "0"], "--max-steps must be >= 1"),
+    (["--epochs", "two"], "invalid int value"),
+])
+def test_bad_flags_exit_2(flags, message):
+    proc = _run(flags, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+
+
+def test_missing_data_is_one_line_and_exit_2(tmp_path):
+    proc = _run(["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")], timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "dataset-fashion-mnist" in lines[0] and str(tmp_path) in lines[0]
+
+
+@needs_data
+def test_corrupt_data_is_one_line_and_exit_2(tmp_path):
+    for name in os.listdir(DATA):
+        os.symlink(os.path.join(DATA, name), tmp_path / name)
+    os.remove(tmp_path / "t10k-labels-idx1-ubyte.gz")
+    with gzip.open(tmp_path / "t10k-labels-idx1-ubyte.gz", "wb") as f:  # 9999 labels
+        f.write(bytes([0, 0, 8, 1]) + (9999).to_bytes(4, "big") + bytes(9999))
+    proc = _run(["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")], timeout=60)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "t10k-labels-idx1-ubyte.gz is corrupt" in proc.stderr and "9999" in proc.stderr
+
+
+def _latest_step(out):
+    return int(re.search(r"model\.ckpt-(\d+)", tx.train.latest_checkpoint(out)).group(1))
+
+
+@needs_data
+@needs_server
+def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
+    out = str(tmp_path / "run")
+    proc = subprocess.Popen([sys.executable, TRAIN, "--out", out, "--max-steps", "1000"] + SHORT,
+                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        pids = None
+        for line in proc.stdout:
+            if line.startswith("server pids: "):
+                pids = [int(p) for p in line.split()[2:5]]
+                break
+        assert pids and all(_alive(p) for p in pids)
+        # trace.json is written after the run's 5th step: interrupt then, as Ctrl-C would.
+        deadline = time.time() + 120
+        while not os.path.exists(os.path.join(out, "trace.json")) and time.time() < deadline:
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    saved = re.search(r"interrupted at step (\d+); saved (\S+)", err)
+    assert saved, err
+    step = int(saved.group(1))
+    assert step >= 5 and _latest_step(out) == step
+    assert _wait_gone(pids) == []
+    # In process now: the checkpoint of the cluster run continues to --max-steps.
+    again = _run(["--out", out, "--cluster", "none", "--max-steps", str(step + 3)] + SHORT)
+    assert again.returncode == 0, again.stderr
+    assert re.search(r"resumed from %s\S* at step %d\n" % (
+        re.escape(os.path.join(out, "model.ckpt-%d" % step)), step), again.stdout), again.stdout
+    assert _latest_step(out) == step + 3
+    assert again.stdout.strip().splitlines()[-1].startswith("test_accuracy=0.")
+    history = json.load(open(os.path.join(out, "history.json")))
+    assert [h["step"] for h in history] == [step + 3]
+    assert len(history[0]["step_losses"]) == 3
+    # model.pb: images -> probabilities, no variables left; rows of probabilities sum to 1.
+    graph_def = tx.GraphDef()
+    with open(os.path.join(out, "model.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    ops = {n.op for n in graph_def.node}
+    assert not ops & {"VarHandleOp", "VariableV2", "ReadVariableOp", "RandomUniform"}
+    with tx.Graph().as_default():
+        tx.import_graph_def(graph_def, name="")
+        with tx.Session() as sess:
+            probs = sess.run("probabilities:0", {"images:0": np.full([3, 28, 28, 1], 128.0,
+                                                                     np.float32)})
+    assert probs.shape == (3, 10)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+    assert open(os.path.join(out, "labels.txt")).read().splitlines()[0] == "T-shirt/top"
+
+
+@needs_data
+@needs_server
+def test_killed_client_leaves_no_servers(tmp_path):
+    proc = subprocess.Popen([sys.executable, TRAIN, "--out", str(tmp_path), "--max-steps",
+                             "1000"] + SHORT, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        for line in proc.stdout:
+            if line.startswith("server pids: "):
+                pids = [int(p) for p in line.split()[2:5]]
+                break
+        assert all(_alive(p) for p in pids)
+        proc.kill()  # no clean-up runs: the servers' parent-death signal stops them
+        proc.wait()
+    finally:
+        proc.kill()
+    assert _wait_gone(pids) == []
+
+
+@needs_data
+@needs_server
+def test_tf_config_and_grpc_clusters(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    with cluster_setup.LocalCluster(SERVER, num_ps=1, num_workers=2,
+                                    log_dir=str(logs)) as servers:
+        tf_config = json.dumps({"cluster": servers.spec,
+                                "task": {"type": "worker", "index": 1}})
+        a = _run(["--out", str(tmp_path / "a"), "--max-steps", "2"] + SHORT,
+                 TF_CONFIG=tf_config)
+        b = _run(["--out", str(tmp_path / "b"), "--max-steps", "2", "--cluster",
+                  servers.target] + SHORT)
+    for proc in (a, b):
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip().splitlines()[-1].startswith("test_accuracy=")
+    assert "TF_CONFIG cluster" in a.stdout and servers.spec["worker"][1] in a.stdout
+    assert ("cluster at %s: 1 ps, 2 workers" % servers.target) in b.stdout
+    # The same seed and data on the same towers: the same losses either way.
+    la = json.load(open(tmp_path / "a" / "history.json"))[0]["step_losses"]
+    lb = json.load(open(tmp_path / "b" / "history.json"))[0]["step_losses"]
+    assert la == lb and len(la) == 2
