@@ -91,3 +91,14 @@ def run_in_threads(fn, n, timeout=120):
     assert not any(t.is_alive() for t in threads), "a thread hangs"
     if errors:
         raise errors[0]
+
+
+def built_binary(name):
+    """The path of build/bin/<name> next to the imported tensorflux package's build; skips the
+    test when it is not built."""
+    import tensorflux as tx  # pylint: disable=g-import-not-at-top
+    build = os.path.dirname(os.path.dirname(os.path.abspath(tx.__file__)))
+    path = os.path.join(build, "..", "bin", name)
+    if not os.path.exists(path):
+        pytest.skip("build/bin/%s is not built" % name)
+    return path

@@ -11,17 +11,14 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
+from conftest import built_binary
 
 CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
            "Bag", "Ankle boot"]
 
 
 def _cli():
-    build = os.path.dirname(os.path.dirname(os.path.abspath(tx.__file__)))
-    path = os.path.join(build, "..", "bin", "tensorflux")
-    if not os.path.exists(path):
-        pytest.skip("build/bin/tensorflux is not built")
-    return path
+    return built_binary("tensorflux")
 
 
 def _write_idx(path, images):

@@ -32,6 +32,10 @@ namespace tensorflux::training {
 // A gradient (empty Output: no gradient) and the variable it updates.
 using GradAndVar = std::pair<Output, Variable>;
 
+// Rewrites gradients between ComputeGradients and ApplyGradients (clipping, noise, ...); see
+// ClipGradientsByGlobalNorm in clip_ops.h.
+using GradTransform = std::function<Status(const Scope&, std::vector<GradAndVar>*)>;
+
 struct MinimizeOptions {
   // Variables to update; empty: TrainableVariables(scope).
   std::vector<Variable> var_list;
@@ -39,7 +43,7 @@ struct MinimizeOptions {
   const Variable* global_step = nullptr;
   // Runs between ComputeGradients and ApplyGradients (gradient clipping, noise, ...); may
   // replace the gradients.
-  std::function<Status(const Scope&, std::vector<GradAndVar>*)> grad_transform;
+  GradTransform grad_transform;
 };
 
 class Optimizer {
