@@ -13,8 +13,10 @@ worker gets cores/workers intra-op threads (OMP_NUM_THREADS for oneDNN, OPENBLAS
 --intra_op_threads for the engine's own pool), the ps one; OMP_WAIT_POLICY=PASSIVE everywhere
 (spinning OpenMP threads of three processes fight for the cores otherwise).
 
-Prints images/s (median of --reps timed runs of --steps steps, after --warmup steps) and the
-2-vs-1-worker ratio. Usage:
+Prints images/s (median of --reps timed runs of --steps steps, after --warmup steps), CPU
+milliseconds per image over all the processes and per step of each process (client, ps, workers),
+and the 2-vs-1-worker ratio; --trace-dir DIR also writes a Chrome trace of one step of each
+set-up (DIR/cnn_2w.json, ...). Usage:
     PYTHONPATH=build/python /usr/bin/python3 bench/dist_train_bench.py [--models cnn,mlp]
 """
 
@@ -67,20 +69,22 @@ def build(model_name, data_dir, worker_devices, ps_device):
         return opt.apply_gradients(tx.train.average_gradients(tower_grads), global_step=step)
 
 
-def cpu_seconds(pids):
-    """User + system CPU seconds of this process and of `pids` so far."""
+def cpu_seconds(procs):
+    """{name: user + system CPU seconds so far} of this process ("client") and of `procs`
+    ({name: pid})."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = sum(os.times()[:2])
-    for pid in pids:
+    out = {"client": sum(os.times()[:2])}
+    for name, pid in procs.items():
         with open("/proc/%d/stat" % pid) as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
-    return total
+        out[name] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return out
 
 
-def measure(target, config, model_name, data_dir, worker_devices, ps_device, args, pids=()):
-    """(images/s of each timed run, CPU milliseconds per image over all of them: this process's
-    and the servers'); the CPU figure holds under load, where images/s does not."""
+def measure(target, config, model_name, data_dir, worker_devices, ps_device, args, procs=None):
+    """(images/s of each timed run, CPU milliseconds per image over all of them and all the
+    processes, {process: CPU ms per step}) with `procs` the servers ({name: pid}); the CPU
+    figures hold under load, where images/s does not."""
     with tx.Graph().as_default():
         train = build(model_name, data_dir, worker_devices, ps_device)
         with tx.Session(target, config=config) as sess:
@@ -88,7 +92,7 @@ def measure(target, config, model_name, data_dir, worker_devices, ps_device, arg
             for _ in range(args.warmup):
                 sess.run(train)
             rates = []
-            cpu0 = cpu_seconds(pids)
+            cpu0 = cpu_seconds(procs or {})
             for _ in range(args.reps):
                 t0 = time.perf_counter()
                 for _ in range(args.steps):
@@ -96,7 +100,23 @@ def measure(target, config, model_name, data_dir, worker_devices, ps_device, arg
                 dt = time.perf_counter() - t0
                 rates.append(args.steps * BATCH[model_name] * len(worker_devices) / dt)
             images = args.reps * args.steps * BATCH[model_name] * len(worker_devices)
-            return rates, 1000 * (cpu_seconds(pids) - cpu0) / images
+            cpu = {k: 1000 * (v - cpu0[k]) for k, v in cpu_seconds(procs or {}).items()}
+            steps = args.reps * args.steps
+            if args.trace_dir:
+                write_trace(sess, train, os.path.join(args.trace_dir, "%s_%s.json" % (
+                    model_name, "%dw" % len(worker_devices) if procs else "local")))
+            return rates, sum(cpu.values()) / images, {k: v / steps for k, v in cpu.items()}
+
+
+def write_trace(sess, train, path):
+    """Runs one more step with FULL_TRACE and writes its Chrome trace (a lane per device of
+    every task; docs/DISTRIBUTED.md) to `path`."""
+    meta = tx.RunMetadata()
+    sess.run(train, options=tx.RunOptions(trace_level=tx.RunOptions.FULL_TRACE),
+             run_metadata=meta)
+    with open(path, "w") as f:
+        f.write(tx.timeline.Timeline(meta.step_stats).generate_chrome_trace_format())
+    print("    trace of one step: " + path)
 
 
 def distributed(model_name, workers, args, log_dir):
@@ -113,7 +133,7 @@ def distributed(model_name, workers, args, log_dir):
     with LocalClusterProcesses({"ps": 1, "worker": workers}, log_dir, flags, env) as cluster:
         return measure(cluster.target("worker", 0), None, model_name, args.data_dir,
                        ["/job:worker/task:%d" % i for i in range(workers)], "/job:ps/task:0",
-                       args, [proc.pid for proc in cluster.procs.values()])
+                       args, {"%s%d" % key: p.pid for key, p in cluster.procs.items()})
 
 
 def main():
@@ -124,6 +144,7 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--cores", type=int, default=os.cpu_count())
     p.add_argument("--data-dir", default=model.DATA_DIR)
+    p.add_argument("--trace-dir", help="write a Chrome trace of one step of each set-up here")
     args = p.parse_args()
     print("uptime: " + open("/proc/loadavg").read().strip())
     for name in args.models.split(","):
@@ -135,9 +156,10 @@ def main():
             two = distributed(name, 2, args, log_dir)
         results = (("in-process", local), ("1 worker", one), ("2 workers", two))
         med = {k: statistics.median(v[0]) for k, v in results}
-        for k, (rates, cpu) in results:
+        for k, (rates, cpu, per_process) in results:
             print("%s %-10s batch %3d/worker: %8.0f images/s (runs: %s), %.3f CPU ms/image" % (
                 name.upper(), k, BATCH[name], med[k], ", ".join("%.0f" % r for r in rates), cpu))
+            print("    CPU ms/step: " + ", ".join("%s %.1f" % kv for kv in per_process.items()))
         print("%s 2 workers / 1 worker: %.2f; 1 worker / in-process: %.2f" % (
             name.upper(), med["2 workers"] / med["1 worker"], med["1 worker"] / med["in-process"]))
     print("uptime: " + open("/proc/loadavg").read().strip())
