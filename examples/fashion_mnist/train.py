@@ -33,9 +33,13 @@ Exit status: 0 done, 2 bad flags or missing/corrupt data (one line on stderr), 1
 
 import argparse
 import datetime
+import gzip
 import os
 import signal
+import struct
 import sys
+
+import numpy as np
 
 import tensorflux as tx
 
@@ -93,26 +97,29 @@ def parse_args(argv):
 
 
 def check_data(data_dir):
-    """The four IDX files exist and their headers agree (uint8, 28x28 images, as many labels
-    as images, 60000 / 10000 items); UsageError naming the file otherwise. The data bytes are
-    checked as they are read (DataLossError, turned into a UsageError by main)."""
+    """The four IDX files exist, are whole (the gzip streams end with their CRC) and agree with
+    their headers (uint8, 28x28 images, as many labels as images, 60000 / 10000 items); a
+    UsageError naming the file otherwise. Reads the 55 MB once (about half a second)."""
     try:
         for split, count in (("train", model.NUM_TRAIN), ("test", model.NUM_TEST)):
             images, labels = model.data_files(data_dir, split)
             for path, dims in ((images, [count, 28, 28]), (labels, [count])):
-                got = _idx_header(path)
-                if got != (0x08, dims):
-                    raise UsageError("%s is corrupt: IDX header %s, expected uint8 %s"
-                                     % (path, got, dims))
+                try:
+                    dtype, got, size = _idx_layout(path)
+                except (OSError, EOFError, ValueError) as e:
+                    raise UsageError("%s is unreadable: %s" % (path, e)) from None
+                if (dtype, got) != (0x08, dims):
+                    raise UsageError("%s is corrupt: IDX header says type 0x%02x %s, expected "
+                                     "uint8 (0x08) %s" % (path, dtype, got, dims))
+                if size != int(np.prod(dims)):
+                    raise UsageError("%s is corrupt: %d data bytes for %s" % (path, size, dims))
     except FileNotFoundError as e:
         raise UsageError(str(e)) from None
-    except (OSError, EOFError, ValueError) as e:
-        raise UsageError("Fashion-MNIST file unreadable: %s" % e) from None
 
 
-def _idx_header(path):
-    import gzip  # pylint: disable=g-import-not-at-top
-    import struct  # pylint: disable=g-import-not-at-top
+def _idx_layout(path):
+    """(type byte, dims, data bytes) of an IDX file, plain or gzip; ValueError when the header
+    is not IDX's, OSError/EOFError when the gzip stream is cut or its CRC is wrong."""
     with open(path, "rb") as f:
         gz = f.read(2) == b"\x1f\x8b"
     with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
@@ -122,7 +129,13 @@ def _idx_header(path):
         raw = f.read(4 * head[3])
         if len(raw) != 4 * head[3]:
             raise ValueError("%s: truncated IDX header" % path)
-        return head[2], list(struct.unpack(">%dI" % head[3], raw))
+        size = 0
+        while True:
+            chunk = f.read(1 << 22)
+            if not chunk:
+                break
+            size += len(chunk)
+        return head[2], list(struct.unpack(">%dI" % head[3], raw)), size
 
 
 def _interrupt(signum, frame):

@@ -21,7 +21,7 @@ import model
 import report
 
 TRACE_STEP = 5  # the step (of this run) traced into trace.json
-SUMMARY_EVERY = 20  # steps between TensorBoard scalars
+SUMMARY_EVERY = 20  # steps between TensorBoard scalars (and the last step of each epoch)
 
 
 def shard_sizes(n, shards):
@@ -137,6 +137,8 @@ def _restore_or_init(sess, g, out):
         sess.run(g.init)
         return None
     g.saver.restore(sess, ckpt)
+    # Keep managing (max_to_keep) the checkpoints of the earlier runs, as TF's Saver recovers.
+    g.saver.set_last_checkpoints(tx.train.get_checkpoint_state(out).all_model_checkpoint_paths)
     return ckpt
 
 
@@ -222,7 +224,7 @@ def run(args, cluster):
                 rate = len(step_losses) * images_per_step / max(seconds, 1e-9)
                 bar.update(loss="%.4f" % loss, acc="%.3f" % (hit / images_per_step),
                            lr="%.2e" % lr, img_s="%.0f" % rate)
-                if step % SUMMARY_EVERY == 0:
+                if step % SUMMARY_EVERY == 0 or len(step_losses) == todo:
                     writer.add_scalars({"loss": loss, "accuracy": hit / images_per_step,
                                         "learning_rate": lr, "images_per_second": rate}, step)
             bar.close()

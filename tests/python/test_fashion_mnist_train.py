@@ -85,16 +85,27 @@ def test_missing_data_is_one_line_and_exit_2(tmp_path):
 
 
 @needs_data
-def test_corrupt_data_is_one_line_and_exit_2(tmp_path):
-    for name in os.listdir(DATA):
-        os.symlink(os.path.join(DATA, name), tmp_path / name)
-    os.remove(tmp_path / "t10k-labels-idx1-ubyte.gz")
-    with gzip.open(tmp_path / "t10k-labels-idx1-ubyte.gz", "wb") as f:  # 9999 labels
-        f.write(bytes([0, 0, 8, 1]) + (9999).to_bytes(4, "big") + bytes(9999))
+@pytest.mark.parametrize("name,payload,message", [
+    ("t10k-labels-idx1-ubyte.gz", bytes([0, 0, 8, 1]) + (9999).to_bytes(4, "big") + bytes(9999),
+     "IDX header says type 0x08 [9999]"),
+    ("t10k-labels-idx1-ubyte.gz", bytes([0, 0, 8, 1]) + (10000).to_bytes(4, "big") + bytes(9999),
+     "9999 data bytes for [10000]"),
+    ("t10k-images-idx3-ubyte.gz", None, "unreadable"),  # a gzip stream cut short
+])
+def test_corrupt_data_is_one_line_and_exit_2(tmp_path, name, payload, message):
+    for f in os.listdir(DATA):
+        os.symlink(os.path.join(DATA, f), tmp_path / f)
+    os.remove(tmp_path / name)
+    if payload is None:
+        with open(os.path.join(DATA, name), "rb") as f:
+            (tmp_path / name).write_bytes(f.read()[:100000])
+    else:
+        with gzip.open(tmp_path / name, "wb") as f:
+            f.write(payload)
     proc = _run(["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")], timeout=60)
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert "t10k-labels-idx1-ubyte.gz is corrupt" in proc.stderr and "9999" in proc.stderr
+    assert name in proc.stderr and message in proc.stderr, proc.stderr
 
 
 def _latest_step(out):
@@ -140,6 +151,18 @@ def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
     history = json.load(open(os.path.join(out, "history.json")))
     assert [h["step"] for h in history] == [step + 3]
     assert len(history[0]["step_losses"]) == 3
+    # Both runs' checkpoints are kept; TensorBoard events: the graph and the scalars.
+    state = tx.train.get_checkpoint_state(out)
+    assert [re.search(r"ckpt-(\d+)", p).group(1) for p in state.all_model_checkpoint_paths] == [
+        str(step), str(step + 3)]
+    tags, graphs = set(), 0
+    for name in os.listdir(out):
+        if name.startswith("events.out.tfevents"):
+            for event in tx.train.summary_iterator(os.path.join(out, name)):
+                graphs += event.HasField("graph_def")
+                tags.update(v.tag for v in event.summary.value)
+    assert graphs == 2
+    assert {"loss", "accuracy", "learning_rate", "images_per_second", "test_accuracy"} <= tags
     # model.pb: images -> probabilities, no variables left; rows of probabilities sum to 1.
     graph_def = tx.GraphDef()
     with open(os.path.join(out, "model.pb"), "rb") as f:
