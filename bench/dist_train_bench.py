@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(_HERE, "..", "tests", "python"))
 
 import tensorflux as tx  # noqa: E402
 import model  # noqa: E402
-from server_procs import LocalClusterProcesses  # noqa: E402
+from server_procs import LocalClusterProcesses, server_binary  # noqa: E402
 
 BATCH = {"cnn": 64, "mlp": 128}
 
@@ -146,6 +146,15 @@ def main():
     p.add_argument("--data-dir", default=model.DATA_DIR)
     p.add_argument("--trace-dir", help="write a Chrome trace of one step of each set-up here")
     args = p.parse_args()
+    # Missing inputs skip the benchmark (make bench goes on with the others) and say why.
+    try:
+        model.data_files(args.data_dir, "train")
+    except FileNotFoundError as e:
+        print("dist_train_bench: SKIPPED: %s" % e)
+        return
+    if not os.access(server_binary(), os.X_OK):
+        print("dist_train_bench: SKIPPED: %s not built (make build)" % server_binary())
+        return
     print("uptime: " + open("/proc/loadavg").read().strip())
     for name in args.models.split(","):
         with tempfile.TemporaryDirectory(prefix="dist_train_bench") as log_dir:
