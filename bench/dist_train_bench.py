@@ -69,22 +69,31 @@ def build(model_name, data_dir, worker_devices, ps_device):
         return opt.apply_gradients(tx.train.average_gradients(tower_grads), global_step=step)
 
 
-def cpu_seconds(procs):
-    """{name: user + system CPU seconds so far} of this process ("client") and of `procs`
-    ({name: pid})."""
+def counters(procs):
+    """{name: (user + system CPU seconds, context switches) so far} of this process ("client")
+    and of `procs` ({name: pid}), from /proc."""
     tick = os.sysconf("SC_CLK_TCK")
-    out = {"client": sum(os.times()[:2])}
-    for name, pid in procs.items():
+    out = {}
+    for name, pid in [("client", os.getpid())] + list(procs.items()):
         with open("/proc/%d/stat" % pid) as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        out[name] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        switches = 0
+        for tid in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                    switches += sum(int(line.split()[1]) for line in f
+                                    if "ctxt_switches:" in line)
+            except FileNotFoundError:  # a thread that just ended
+                pass
+        out[name] = ((int(fields[11]) + int(fields[12])) / tick, switches)  # utime + stime
     return out
 
 
 def measure(target, config, model_name, data_dir, worker_devices, ps_device, args, procs=None):
     """(images/s of each timed run, CPU milliseconds per image over all of them and all the
-    processes, {process: CPU ms per step}) with `procs` the servers ({name: pid}); the CPU
-    figures hold under load, where images/s does not."""
+    processes, {process: (CPU ms, context switches) per step}) with `procs` the servers ({name:
+    pid}); the CPU and switch figures hold under load, where images/s does not. Threads that
+    ended during the runs are not counted (the pools' threads live as long as the servers)."""
     with tx.Graph().as_default():
         train = build(model_name, data_dir, worker_devices, ps_device)
         with tx.Session(target, config=config) as sess:
@@ -92,7 +101,7 @@ def measure(target, config, model_name, data_dir, worker_devices, ps_device, arg
             for _ in range(args.warmup):
                 sess.run(train)
             rates = []
-            cpu0 = cpu_seconds(procs or {})
+            before = counters(procs or {})
             for _ in range(args.reps):
                 t0 = time.perf_counter()
                 for _ in range(args.steps):
@@ -100,12 +109,13 @@ def measure(target, config, model_name, data_dir, worker_devices, ps_device, arg
                 dt = time.perf_counter() - t0
                 rates.append(args.steps * BATCH[model_name] * len(worker_devices) / dt)
             images = args.reps * args.steps * BATCH[model_name] * len(worker_devices)
-            cpu = {k: 1000 * (v - cpu0[k]) for k, v in cpu_seconds(procs or {}).items()}
             steps = args.reps * args.steps
+            per_step = {k: (1000 * (cpu - before[k][0]) / steps, (sw - before[k][1]) / steps)
+                        for k, (cpu, sw) in counters(procs or {}).items()}
             if args.trace_dir:
                 write_trace(sess, train, os.path.join(args.trace_dir, "%s_%s.json" % (
                     model_name, "%dw" % len(worker_devices) if procs else "local")))
-            return rates, sum(cpu.values()) / images, {k: v / steps for k, v in cpu.items()}
+            return rates, sum(v[0] for v in per_step.values()) * steps / images, per_step
 
 
 def write_trace(sess, train, path):
@@ -168,7 +178,8 @@ def main():
         for k, (rates, cpu, per_process) in results:
             print("%s %-10s batch %3d/worker: %8.0f images/s (runs: %s), %.3f CPU ms/image" % (
                 name.upper(), k, BATCH[name], med[k], ", ".join("%.0f" % r for r in rates), cpu))
-            print("    CPU ms/step: " + ", ".join("%s %.1f" % kv for kv in per_process.items()))
+            print("    per step: " + ", ".join("%s %.1f CPU ms %.0f switches" % (k, cpu, sw)
+                                            for k, (cpu, sw) in per_process.items()))
         print("%s 2 workers / 1 worker: %.2f; 1 worker / in-process: %.2f" % (
             name.upper(), med["2 workers"] / med["1 worker"], med["1 worker"] / med["in-process"]))
     print("uptime: " + open("/proc/loadavg").read().strip())
