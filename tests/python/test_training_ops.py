@@ -223,3 +223,23 @@ def test_16_bit_updates_compute_in_float_and_round(graph, case, dtype, resource)
                                            err_msg="%s step %d" % (n, t), **tol)
             # Next step from the kernel's own (rounded) values, so errors do not compound.
             state = {n: np.asarray(got[n], np.float32) for n in names}
+
+
+def test_one_variable_passed_as_two_inputs_keeps_the_scalar_order(graph):
+    # ResourceApplyMomentum with var and accum the same variable: per element accum' = x * m + g,
+    # var' = x - lr * accum', stored var then accum, so accum' is what remains. The update loop
+    # is vectorized (70 x 301 elements: sharded, with a remainder); the result must be the
+    # scalar loop's.
+    rng = np.random.RandomState(3)
+    x0 = rng.uniform(-1, 1, (70, 301)).astype(np.float32)
+    grad = rng.uniform(-1, 1, (70, 301)).astype(np.float32)
+    v = tx.Variable(tx.constant(x0), name="v")
+    update = raw.ResourceApplyMomentum(var=v.handle, accum=v.handle, lr=tx.constant(0.5),
+                                       grad=tx.constant(grad), momentum=tx.constant(0.9))
+    with tx.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(update)
+        got = sess.run(v.read_value())
+    # (the kernel may fuse the multiply-add: one rounding instead of two)
+    np.testing.assert_allclose(got, x0.astype(np.float64) * np.float32(0.9) + grad,
+                               rtol=1e-6, atol=1e-6)

@@ -135,6 +135,37 @@ template <typename T>
 using ComputeType =
     std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
+// Updates elements [begin, end) of every variable. Each variable's buffer is its own local
+// pointer (at most 4 variables): with the pointers read from an array the compiler reloaded them
+// every iteration (a store through one could change the array, for all it knew) and left the
+// loop scalar, one sqrt and one divide at a time: ResourceApplyAdam on the CNN's 401k-element
+// dense kernel took about a millisecond. Iterations are independent (element i reads and writes
+// index i only, even when one Var is passed for two inputs), which ivdep tells the vectorizer.
+template <typename F, typename T, typename C>
+void UpdateRange(const Options& opt, const std::array<C, F::kOthers> scalars,
+                 const std::array<T*, F::kVars>& data, const T* grad, int64_t begin,
+                 int64_t end) {
+  static_assert(F::kVars >= 1 && F::kVars <= 4, "UpdateRange takes 1 to 4 variables");
+  T* const p0 = data[0];
+  T* const p1 = data[F::kVars > 1 ? 1 : 0];
+  T* const p2 = data[F::kVars > 2 ? 2 : 0];
+  T* const p3 = data[F::kVars > 3 ? 3 : 0];
+  const C* s = scalars.data();
+#pragma GCC ivdep
+  for (int64_t i = begin; i < end; ++i) {
+    C e[F::kVars];
+    e[0] = static_cast<C>(p0[i]);
+    if constexpr (F::kVars > 1) e[1] = static_cast<C>(p1[i]);
+    if constexpr (F::kVars > 2) e[2] = static_cast<C>(p2[i]);
+    if constexpr (F::kVars > 3) e[3] = static_cast<C>(p3[i]);
+    F::Update(opt, s, e, static_cast<C>(grad[i]));
+    p0[i] = static_cast<T>(e[0]);
+    if constexpr (F::kVars > 1) p1[i] = static_cast<T>(e[1]);
+    if constexpr (F::kVars > 2) p2[i] = static_cast<T>(e[2]);
+    if constexpr (F::kVars > 3) p3[i] = static_cast<T>(e[3]);
+  }
+}
+
 template <typename T, typename F>
 class ApplyOp : public OpKernel {
  public:
@@ -167,19 +198,7 @@ class ApplyOp : public OpKernel {
     const int64_t n = vars.tensor(0)->NumElements();
     const Options opt = opt_;
     auto run = [opt, scalars, data, grad](int64_t begin, int64_t end) {
-      // Local copies: the compiler sees that the stores into the variables cannot change the
-      // scalars or the buffer pointers, so it hoists them and vectorizes the loop. Iterations
-      // are independent (element i reads and writes index i only), even when one Var is passed
-      // for two inputs.
-      const std::array<C, F::kOthers> s = scalars;
-      const std::array<T*, F::kVars> d = data;
-#pragma GCC ivdep
-      for (int64_t i = begin; i < end; ++i) {
-        C e[F::kVars];
-        for (int k = 0; k < F::kVars; ++k) e[k] = static_cast<C>(d[k][i]);
-        F::Update(opt, s.data(), e, static_cast<C>(grad[i]));
-        for (int k = 0; k < F::kVars; ++k) d[k][i] = static_cast<T>(e[k]);
-      }
+      UpdateRange<F, T, C>(opt, scalars, data, grad, begin, end);
     };
     ThreadPool* pool = n * kCostPerElement < kMinParallelCost ? nullptr
                                                               : ctx->intra_op_thread_pool();
