@@ -1,49 +1,57 @@
 #include "tensorflux/distributed/grpc_master_service.h"
 
+#include <functional>
+
+#include "grpcpp/impl/codegen/proto_utils.h"
+#include "grpcpp/impl/rpc_service_method.h"
+#include "grpcpp/support/method_handler.h"
 #include "tensorflux/distributed/grpc_channel.h"
+#include "tensorflux/distributed/master_coding.h"
 #include "tensorflux/distributed/server_security.h"
-#include "tensorflux/master_service.grpc.pb.h"
+#include "tensorflux/master.pb.h"
 
 namespace tensorflux {
 
-class GrpcMasterService::Impl : public MasterService::Service {
+// master_service.proto's service, its methods added by hand so that RunStep's messages can be
+// RunStepCall / RunStepReply (tensors in memory, master_coding.h) instead of the generated
+// protobuf types; the others are the protobuf messages. Calls run on gRPC's sync-server threads.
+class GrpcMasterService::Impl : public grpc::Service {
  public:
-  Impl(Master* master, std::string token) : master_(master), token_(std::move(token)) {}
-
-  template <typename Req, typename Resp>
-  grpc::Status Call(grpc::ServerContext* ctx, const Req* req, Resp* resp,
-                    Status (Master::*method)(const Req&, Resp*)) {
-    grpc::Status auth = CheckCallToken(*ctx, token_);
-    if (!auth.ok()) return auth;
-    return ToGrpcStatus((master_->*method)(*req, resp));
-  }
-
-  grpc::Status CreateSession(grpc::ServerContext* ctx, const CreateSessionRequest* req,
-                             CreateSessionResponse* resp) override {
-    return Call(ctx, req, resp, &Master::CreateSession);
-  }
-  grpc::Status ExtendSession(grpc::ServerContext* ctx, const ExtendSessionRequest* req,
-                             ExtendSessionResponse* resp) override {
-    return Call(ctx, req, resp, &Master::ExtendSession);
-  }
-  grpc::Status RunStep(grpc::ServerContext* ctx, const RunStepRequest* req,
-                       RunStepResponse* resp) override {
-    return Call(ctx, req, resp, &Master::RunStep);
-  }
-  grpc::Status CloseSession(grpc::ServerContext* ctx, const CloseSessionRequest* req,
-                            CloseSessionResponse* resp) override {
-    return Call(ctx, req, resp, &Master::CloseSession);
-  }
-  grpc::Status ListDevices(grpc::ServerContext* ctx, const ListDevicesRequest* req,
-                           ListDevicesResponse* resp) override {
-    return Call(ctx, req, resp, &Master::ListDevices);
-  }
-  grpc::Status Reset(grpc::ServerContext* ctx, const ResetRequest* req,
-                     ResetResponse* resp) override {
-    return Call(ctx, req, resp, &Master::Reset);
+  Impl(Master* master, std::string token) : master_(master), token_(std::move(token)) {
+    Add("/tensorflux.MasterService/CreateSession", &Master::CreateSession);
+    Add("/tensorflux.MasterService/ExtendSession", &Master::ExtendSession);
+    Add<RunStepCall, RunStepReply>("/tensorflux.MasterService/RunStep",
+                                   [this](const RunStepCall& call, RunStepReply* reply) {
+                                     return master_->RunStep(call.request, call.feeds,
+                                                             &reply->response, &reply->tensors);
+                                   });
+    Add("/tensorflux.MasterService/CloseSession", &Master::CloseSession);
+    Add("/tensorflux.MasterService/ListDevices", &Master::ListDevices);
+    Add("/tensorflux.MasterService/Reset", &Master::Reset);
   }
 
  private:
+  template <typename Req, typename Resp>
+  void Add(const char* method, Status (Master::*fn)(const Req&, Resp*)) {
+    Add<Req, Resp>(method, [this, fn](const Req& req, Resp* resp) {
+      return (master_->*fn)(req, resp);
+    });
+  }
+
+  // `method` is a string literal (gRPC keeps the pointer).
+  template <typename Req, typename Resp>
+  void Add(const char* method, std::function<Status(const Req&, Resp*)> run) {
+    auto handler = [run = std::move(run)](Impl* self, grpc::ServerContext* ctx, const Req* req,
+                                          Resp* resp) {
+      grpc::Status auth = CheckCallToken(*ctx, self->token_);
+      if (!auth.ok()) return auth;
+      return ToGrpcStatus(run(*req, resp));
+    };
+    AddMethod(new grpc::internal::RpcServiceMethod(
+        method, grpc::internal::RpcMethod::NORMAL_RPC,
+        new grpc::internal::RpcMethodHandler<Impl, Req, Resp>(std::move(handler), this)));
+  }
+
   Master* const master_;
   const std::string token_;
 };

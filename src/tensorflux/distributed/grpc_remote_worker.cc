@@ -36,17 +36,28 @@ template <typename Req>
 void GrpcRemoteWorker::Call(const char* method, CallOptions* opts, const Req& request,
                             std::function<Status(const grpc::ByteBuffer&)> parse,
                             StatusCallback done) {
+  grpc::ByteBuffer bytes;
+  bool own = false;
+  grpc::Status ser = grpc::SerializationTraits<Req>::Serialize(request, &bytes, &own);
+  if (!ser.ok()) {
+    return done(errors::Internal("Cannot serialize the request (", method, " on ", task_name_,
+                                 " at ", address_, ")"));
+  }
+  CallBytes(method, opts, std::move(bytes), std::move(parse), std::move(done));
+}
+
+void GrpcRemoteWorker::CallBytes(const char* method, CallOptions* opts, grpc::ByteBuffer request,
+                                 std::function<Status(const grpc::ByteBuffer&)> parse,
+                                 StatusCallback done) {
   struct State {
     grpc::ClientContext ctx;
     grpc::ByteBuffer request, response;
   };
   auto st = std::make_shared<State>();
+  st->request = std::move(request);
   const int64_t timeout = opts->GetTimeout() > 0 ? opts->GetTimeout() : kDefaultRpcTimeoutMs;
   PrepareClientContext(options_, timeout, &st->ctx);
   const std::string where = absl::StrCat(" (", method, " on ", task_name_, " at ", address_, ")");
-  bool own = false;
-  grpc::Status ser = grpc::SerializationTraits<Req>::Serialize(request, &st->request, &own);
-  if (!ser.ok()) return done(errors::Internal("Cannot serialize the request", where));
   opts->SetCancelCallback([st] { st->ctx.TryCancel(); });
   stub_.UnaryCall(&st->ctx, absl::StrCat("/tensorflux.WorkerService/", method),
                   grpc::StubOptions(), &st->request, &st->response,
@@ -94,6 +105,26 @@ void GrpcRemoteWorker::DeregisterGraphAsync(CallOptions* opts,
 void GrpcRemoteWorker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
                                      RunGraphResponse* response, StatusCallback done) {
   Call("RunGraph", opts, *request, ParseInto(response), std::move(done));
+}
+
+void GrpcRemoteWorker::RunGraphWithTensorsAsync(CallOptions* opts, const RunGraphRequest* request,
+                                                const NamedTensors* sends,
+                                                RunGraphResponse* response, NamedTensors* recvs,
+                                                StatusCallback done) {
+  // The sends go out from their buffers, the received tensors are decoded into one allocation
+  // each (tensor_coding.h); RunGraphRequest.send = 3, RunGraphResponse.recv = 1.
+  grpc::ByteBuffer bytes;
+  Status s = EncodeWithNamedTensors(*request, 3, *sends, options_.max_message_size,
+                                    "RunGraph request", &bytes);
+  if (!s.ok()) {
+    return done(Status(s.code(), absl::StrCat(s.message(), " (RunGraph on ", task_name_, ")")));
+  }
+  CallBytes("RunGraph", opts, std::move(bytes),
+            [response, recvs](const grpc::ByteBuffer& in) {
+              return DecodeWithNamedTensors(in, 1, cpu_allocator(), "RunGraph response",
+                                            response, recvs);
+            },
+            std::move(done));
 }
 
 void GrpcRemoteWorker::CleanupGraphAsync(CallOptions* opts, const CleanupGraphRequest* request,

@@ -46,6 +46,9 @@ class GrpcRemoteWorker : public WorkerInterface {
                             DeregisterGraphResponse* response, StatusCallback done) override;
   void RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
                      RunGraphResponse* response, StatusCallback done) override;
+  void RunGraphWithTensorsAsync(CallOptions* opts, const RunGraphRequest* request,
+                                const NamedTensors* sends, RunGraphResponse* response,
+                                NamedTensors* recvs, StatusCallback done) override;
   void CleanupGraphAsync(CallOptions* opts, const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done) override;
   void CleanupAllAsync(CallOptions* opts, const CleanupAllRequest* request,
@@ -61,6 +64,9 @@ class GrpcRemoteWorker : public WorkerInterface {
   template <typename Req>
   void Call(const char* method, CallOptions* opts, const Req& request,
             std::function<Status(const grpc::ByteBuffer&)> parse, StatusCallback done);
+  // The same with the request already encoded.
+  void CallBytes(const char* method, CallOptions* opts, grpc::ByteBuffer request,
+                 std::function<Status(const grpc::ByteBuffer&)> parse, StatusCallback done);
 
   std::shared_ptr<grpc::Channel> channel_;
   grpc::GenericStub stub_;

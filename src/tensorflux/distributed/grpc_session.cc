@@ -1,11 +1,15 @@
 #include "tensorflux/distributed/grpc_session.h"
 
+#include <functional>
 #include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tensorflux/distributed/cluster_spec.h"
+#include "grpcpp/impl/client_unary_call.h"
+#include "grpcpp/impl/rpc_method.h"
 #include "tensorflux/distributed/grpc_channel.h"
+#include "tensorflux/distributed/master_coding.h"
 #include "tensorflux/distributed/server_security.h"
 #include "tensorflux/master_service.grpc.pb.h"
 
@@ -24,7 +28,10 @@ class GrpcSession : public Session {
       : options_(options),
         address_(std::move(address)),
         channel_opts_(std::move(channel_opts)),
-        stub_(MasterService::NewStub(channel)) {}
+        channel_(channel),
+        stub_(MasterService::NewStub(channel)),
+        run_step_method_("/tensorflux.MasterService/RunStep", grpc::internal::RpcMethod::NORMAL_RPC,
+                         channel) {}
 
   ~GrpcSession() override { Close().IgnoreError(); }
 
@@ -62,7 +69,8 @@ class GrpcSession : public Session {
     if (outputs == nullptr && !output_tensor_names.empty()) {
       return errors::InvalidArgument("Session::Run: outputs must not be null when fetching");
     }
-    RunStepRequest req;
+    RunStepCall call;
+    RunStepRequest& req = call.request;
     {
       std::lock_guard<std::mutex> l(mu_);
       if (closed_) return errors::Cancelled("Session has been closed.");
@@ -72,13 +80,12 @@ class GrpcSession : public Session {
       req.set_session_handle(handle_);
     }
     for (const auto& [name, t] : inputs) {
-      NamedTensorProto* f = req.add_feed();
-      f->set_name(name);
       if (!t.IsInitialized()) {
         return errors::InvalidArgument("Feed for tensor '", name, "' is an uninitialized tensor");
       }
-      t.AsProtoTensorContent(f->mutable_tensor());
     }
+    // The feeds go on the wire from their own buffers (master_coding.h).
+    call.feeds.assign(inputs.begin(), inputs.end());
     for (const std::string& f : output_tensor_names) req.add_fetch(f);
     for (const std::string& t : target_node_names) req.add_target(t);
     *req.mutable_options() = run_options;
@@ -86,21 +93,18 @@ class GrpcSession : public Session {
                       : options_.config.operation_timeout_in_ms() > 0
                           ? options_.config.operation_timeout_in_ms()
                           : kDefaultStepTimeoutMs;
-    RunStepResponse resp;
-    TX_RETURN_IF_ERROR(Call(&MasterService::Stub::RunStep, req, &resp, step_ms + kTransportSlackMs));
-    if (resp.tensor_size() != static_cast<int>(output_tensor_names.size())) {
-      return errors::Internal("the master returned ", resp.tensor_size(), " tensors for ",
+    RunStepReply reply;
+    TX_RETURN_IF_ERROR(CallRunStep(call, &reply, step_ms + kTransportSlackMs));
+    if (reply.tensors.size() != output_tensor_names.size()) {
+      return errors::Internal("the master returned ", reply.tensors.size(), " tensors for ",
                               output_tensor_names.size(), " fetches");
     }
     if (outputs != nullptr) {
       outputs->clear();
-      outputs->reserve(resp.tensor_size());
-      for (const NamedTensorProto& nt : resp.tensor()) {
-        TX_ASSIGN_OR_RETURN(Tensor t, Tensor::FromProto(nt.tensor()));
-        outputs->push_back(std::move(t));
-      }
+      outputs->reserve(reply.tensors.size());
+      for (auto& [name, t] : reply.tensors) outputs->push_back(std::move(t));
     }
-    if (run_metadata != nullptr) run_metadata->MergeFrom(resp.metadata());
+    if (run_metadata != nullptr) run_metadata->MergeFrom(reply.response.metadata());
     return OkStatus();
   }
 
@@ -155,9 +159,22 @@ class GrpcSession : public Session {
   template <typename Req, typename Resp>
   Status Call(grpc::Status (MasterService::Stub::*method)(grpc::ClientContext*, const Req&, Resp*),
               const Req& req, Resp* resp, int64_t timeout_ms) {
+    return Call(timeout_ms, [&](grpc::ClientContext* ctx) { return ((*stub_).*method)(ctx, req, resp); });
+  }
+
+  // RunStep with the tensors in memory (master_coding.h's SerializationTraits).
+  Status CallRunStep(const RunStepCall& call, RunStepReply* reply, int64_t timeout_ms) {
+    return Call(timeout_ms, [&](grpc::ClientContext* ctx) {
+      return grpc::internal::BlockingUnaryCall<RunStepCall, RunStepReply>(
+          channel_.get(), run_step_method_, ctx, call, reply);
+    });
+  }
+
+  // One call of `invoke` with the token and deadline; UNAVAILABLE names the master.
+  Status Call(int64_t timeout_ms, const std::function<grpc::Status(grpc::ClientContext*)>& invoke) {
     grpc::ClientContext ctx;
     PrepareClientContext(channel_opts_, timeout_ms, &ctx);
-    Status s = FromGrpcStatus(((*stub_).*method)(&ctx, req, resp));
+    Status s = FromGrpcStatus(invoke(&ctx));
     if (s.code() == absl::StatusCode::kUnavailable) {
       return errors::Unavailable("master ", address_, " (", options_.target,
                                  ") is unavailable: ", s.message());
@@ -168,7 +185,9 @@ class GrpcSession : public Session {
   const SessionOptions options_;
   const std::string address_;
   const GrpcChannelOptions channel_opts_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<MasterService::Stub> stub_;
+  const grpc::internal::RpcMethod run_step_method_;
   std::mutex mu_;  // guards handle_, graph_version_, closed_; orders Create/Extend
   std::string handle_;
   int64_t graph_version_ = 0;

@@ -104,9 +104,33 @@ class GrpcWorkerService::Impl : public RawService {
     return Serve<DeregisterGraphRequest, DeregisterGraphResponse>("DeregisterGraph", c, in, out,
                                                                   &Worker::DeregisterGraphAsync);
   }
-  grpc::ServerUnaryReactor* RunGraph(Ctx* c, const Buf* in, Buf* out) override {
-    return Serve<RunGraphRequest, RunGraphResponse>("RunGraph", c, in, out,
-                                                    &Worker::RunGraphAsync);
+  // The sends decoded into tensors and the received tensors written from their buffers
+  // (tensor_coding.h; RunGraphRequest.send = 3, RunGraphResponse.recv = 1).
+  grpc::ServerUnaryReactor* RunGraph(Ctx* ctx, const Buf* in, Buf* out) override {
+    struct RunGraphCall : Call<RunGraphRequest, RunGraphResponse> {
+      NamedTensors sends, recvs;
+    };
+    auto* call = new RunGraphCall();
+    Status s = Authenticate(ctx);
+    if (s.ok()) {
+      s = DecodeWithNamedTensors(*in, 3, nullptr, "RunGraph request", &call->request,
+                                 &call->sends);
+      if (s.code() == absl::StatusCode::kDataLoss) s = errors::InvalidArgument(s.message());
+    }
+    if (!s.ok()) {
+      call->Finish(ToGrpcStatus(s));
+      return call;
+    }
+    call->opts.SetTimeout(RemainingMs(ctx));
+    worker_->RunGraphWithTensorsAsync(
+        &call->opts, &call->request, &call->sends, &call->response, &call->recvs,
+        [call, out, limit = options_.max_message_size](const Status& result) {
+          Status st = result.ok() ? EncodeWithNamedTensors(call->response, 1, call->recvs, limit,
+                                                           "RunGraph response", out)
+                                  : result;
+          call->Finish(ToGrpcStatus(st));
+        });
+    return call;
   }
   grpc::ServerUnaryReactor* CleanupGraph(Ctx* c, const Buf* in, Buf* out) override {
     return Serve<CleanupGraphRequest, CleanupGraphResponse>("CleanupGraph", c, in, out,

@@ -43,16 +43,18 @@ Status Master::ExtendSession(const ExtendSessionRequest& request,
   return session->Extend(request, response);
 }
 
-Status Master::RunStep(const RunStepRequest& request, RunStepResponse* response) {
+Status Master::RunStep(const RunStepRequest& request, const NamedTensors& feeds,
+                       RunStepResponse* response, NamedTensors* fetched) {
   Status s;
   auto session = Find(request.session_handle());
   if (session.ok()) {
-    s = (*session)->Run(request, response);
+    s = (*session)->Run(request, feeds, response, fetched);
   } else {
     s = session.status();
   }
   if (!s.ok() && request.store_errors_in_response_body()) {
     response->Clear();
+    fetched->clear();
     response->set_status_code(static_cast<int>(s.code()));
     response->set_status_error_message(std::string(s.message()));
     return OkStatus();

@@ -31,7 +31,10 @@ class Master {
 
   Status CreateSession(const CreateSessionRequest& request, CreateSessionResponse* response);
   Status ExtendSession(const ExtendSessionRequest& request, ExtendSessionResponse* response);
-  Status RunStep(const RunStepRequest& request, RunStepResponse* response);
+  // RunStep with the tensors in memory (MasterSession::Run): request.feed is not read (the
+  // feeds are `feeds`), response.tensor is not written (the fetches go to `fetched`).
+  Status RunStep(const RunStepRequest& request, const NamedTensors& feeds,
+                 RunStepResponse* response, NamedTensors* fetched);
   Status CloseSession(const CloseSessionRequest& request, CloseSessionResponse* response);
   Status ListDevices(const ListDevicesRequest& request, ListDevicesResponse* response);
   Status Reset(const ResetRequest& request, ResetResponse* response);

@@ -281,7 +281,9 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
   struct Call {
     CallOptions opts;
     RunGraphRequest req;
+    NamedTensors sends;
     RunGraphResponse resp;
+    NamedTensors recvs;
     Status status;
   };
   std::vector<std::unique_ptr<Call>> calls(n);
@@ -301,17 +303,15 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
     call.req.mutable_exec_opts()->set_record_timeline(options.trace_level() !=
                                                       RunOptions::NO_TRACE);
     call.req.mutable_exec_opts()->set_record_partition_graphs(options.output_partition_graphs());
-    for (int f : tp.feeds) {
-      NamedTensorProto* nt = call.req.add_send();
-      nt->set_name(c.feed_keys[f]);
-      feed_values[f].AsProtoTensorContent(nt->mutable_tensor());
-    }
+    call.sends.reserve(tp.feeds.size());
+    for (int f : tp.feeds) call.sends.emplace_back(c.feed_keys[f], feed_values[f]);
     for (int f : tp.fetches) call.req.add_recv_key(c.fetch_keys[f]);
   }
   for (int i = 0; i < n; ++i) {
     Call* call = calls[i].get();
-    c.parts[i].worker->RunGraphAsync(&call->opts, &call->req, &call->resp,
-                                     [&, i, call](const Status& s) {
+    c.parts[i].worker->RunGraphWithTensorsAsync(&call->opts, &call->req, &call->sends,
+                                                &call->resp, &call->recvs,
+                                                [&, i, call](const Status& s) {
       std::lock_guard<std::mutex> l(mu);
       call->status = s;
       if (!s.ok() && first_error < 0) {
@@ -339,9 +339,9 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
                                          s.message()));
   }
   // Gather the fetches by key, and each task's step stats and partition graphs when asked.
-  absl::flat_hash_map<std::string, const TensorProto*> by_key;
+  absl::flat_hash_map<std::string, Tensor*> by_key;
   for (const auto& call : calls) {
-    for (const NamedTensorProto& nt : call->resp.recv()) by_key[nt.name()] = &nt.tensor();
+    for (auto& [key, t] : call->recvs) by_key[key] = &t;
     metadata->mutable_step_stats()->MergeFrom(call->resp.step_stats());
     for (const GraphDef& g : call->resp.partition_graph()) *metadata->add_partition_graphs() = g;
   }
@@ -352,7 +352,7 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
       return errors::Internal("Step ", step_id, ": no worker returned fetch '",
                               c.sig.fetches[i], "'");
     }
-    TX_ASSIGN_OR_RETURN((*fetched)[i], Tensor::FromProto(*it->second));
+    (*fetched)[i] = *it->second;
   }
   return OkStatus();
 }
@@ -387,7 +387,8 @@ void MasterSession::WaitForCleanups() {
   cleanup_cv_.wait(l, [this] { return pending_cleanups_ == 0; });
 }
 
-Status MasterSession::Run(const RunStepRequest& request, RunStepResponse* response) {
+Status MasterSession::Run(const RunStepRequest& request, const NamedTensors& feeds,
+                          RunStepResponse* response, NamedTensors* fetched) {
   if (!request.partial_run_handle().empty()) {
     return errors::Unimplemented("partial runs are not supported");
   }
@@ -399,36 +400,32 @@ Status MasterSession::Run(const RunStepRequest& request, RunStepResponse* respon
   if (graph == nullptr) {
     return errors::FailedPrecondition("Session was not created with a graph before Run()");
   }
-  std::vector<std::pair<std::string, Tensor>> inputs;
-  inputs.reserve(request.feed_size());
-  for (const NamedTensorProto& f : request.feed()) {
-    auto t = Tensor::FromProto(f.tensor());
-    if (!t.ok()) {
-      return errors::InvalidArgument("Feed '", f.name(), "': ", t.status().message());
+  for (const auto& [name, t] : feeds) {
+    if (!t.IsInitialized()) {
+      return errors::InvalidArgument("Feed '", name, "' is an uninitialized tensor");
     }
-    inputs.emplace_back(f.name(), *std::move(t));
   }
   std::vector<std::string> fetches(request.fetch().begin(), request.fetch().end());
   std::vector<std::string> targets(request.target().begin(), request.target().end());
   TX_ASSIGN_OR_RETURN(RunSignature sig,
-                      GraphExecutionState::MakeSignature(*graph, inputs, fetches, targets));
+                      GraphExecutionState::MakeSignature(*graph, feeds, fetches, targets));
   TX_ASSIGN_OR_RETURN(std::shared_ptr<Compiled> c, GetOrCompile(graph, std::move(sig)));
 
   std::vector<Tensor> feed_values;
   feed_values.reserve(c->sig.feeds.size());
-  for (int i : c->sig.feed_input) feed_values.push_back(inputs[i].second);
+  for (int i : c->sig.feed_input) feed_values.push_back(feeds[i].second);
   const int64_t step_id = static_cast<int64_t>(RandomU64() >> 1);
-  std::vector<Tensor> fetched;
-  Status s = RunParts(*c, feed_values, step_id, request.options(), &fetched,
+  std::vector<Tensor> values;
+  Status s = RunParts(*c, feed_values, step_id, request.options(), &values,
                       response->mutable_metadata());
   CleanupStepAsync(*c, step_id);
   TX_RETURN_IF_ERROR(s);
+  fetched->clear();
+  fetched->reserve(c->sig.sources.size());
   for (size_t i = 0; i < c->sig.sources.size(); ++i) {
     const RunSignature::Source& src = c->sig.sources[i];
-    NamedTensorProto* out = response->add_tensor();
-    out->set_name(request.fetch(static_cast<int>(i)));
-    const Tensor& t = src.from_feed ? inputs[src.index].second : fetched[src.index];
-    t.AsProtoTensorContent(out->mutable_tensor());
+    fetched->emplace_back(request.fetch(static_cast<int>(i)),
+                          src.from_feed ? feeds[src.index].second : values[src.index]);
   }
   return OkStatus();
 }

@@ -71,7 +71,11 @@ class MasterSession {
   // current_graph_version is not the session's version.
   Status CreateGraph(const GraphDef& graph);
   Status Extend(const ExtendSessionRequest& request, ExtendSessionResponse* response);
-  Status Run(const RunStepRequest& request, RunStepResponse* response);
+  // A step: `request`'s feed field is not read (the feeds are `feeds`) and `response`'s tensor
+  // field is not written (the fetched tensors go to `fetched`, in request.fetch order, named by
+  // fetch); the response gets the step's metadata.
+  Status Run(const RunStepRequest& request, const NamedTensors& feeds, RunStepResponse* response,
+             NamedTensors* fetched);
   Status Close();
 
   // Every device of the cluster: this task's, then the others'.

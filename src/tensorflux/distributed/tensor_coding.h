@@ -15,12 +15,26 @@
 // and the content copied into it from the slices: one allocation, no intermediate string.
 // Anything else (typed *_val fields, fields in another order) is parsed as a TensorProto.
 //
+// Messages with named tensors (RunStepRequest.feed, RunStepResponse.tensor, RunGraphRequest.send,
+// RunGraphResponse.recv: repeated NamedTensorProto fields): EncodeWithNamedTensors writes the
+// message's other fields with protobuf, then one NamedTensorProto field per tensor framed as
+// above (content from the tensor's buffer); DecodeWithNamedTensors decodes those fields into
+// tensors (content copied once from the received slices) and parses every other field into a
+// message. The bytes are the message protobuf would write, so either side may be a plain
+// protobuf peer.
+//
 // Size: gRPC messages are at most 2^31-1 bytes, so a tensor of up to 2 GiB less the framing
 // can be sent; a larger one, or one larger than the channel's max_message_size, is
 // RESOURCE_EXHAUSTED naming its size and the limit, before anything is sent.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "google/protobuf/message_lite.h"
 
 #include "grpcpp/support/byte_buffer.h"
 #include "tensorflux/core/allocator.h"
@@ -50,5 +64,23 @@ Status EncodeRecvTensorResponse(const TensorResponse& response, int64_t limit,
 // (INVALID_ARGUMENT for a bad dtype or shape, RESOURCE_EXHAUSTED when it cannot be allocated).
 Status DecodeRecvTensorResponse(const grpc::ByteBuffer& buffer, Allocator* allocator,
                                 TensorResponse* response);
+
+// Tensors by name, in a message's order.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+// Encodes `rest` (whose `field` must be empty) with `tensors` appended as its repeated
+// NamedTensorProto field number `field`. `message` names the message in errors. INVALID_ARGUMENT
+// for an uninitialized tensor, RESOURCE_EXHAUSTED over `limit` (-1: kMaxGrpcMessageBytes).
+Status EncodeWithNamedTensors(const google::protobuf::MessageLite& rest, int field,
+                              const NamedTensors& tensors, int64_t limit, std::string_view message,
+                              grpc::ByteBuffer* out);
+
+// Decodes a message: its NamedTensorProto fields number `field` into `tensors` (in order; the
+// tensors allocated from `allocator`, nullptr: the CPU allocator), every other field into
+// `rest`. DATA_LOSS for bytes that are not such a message (truncated, a named tensor without
+// its tensor, content that does not match dtype and shape), the tensor's own errors otherwise.
+Status DecodeWithNamedTensors(const grpc::ByteBuffer& buffer, int field, Allocator* allocator,
+                              std::string_view message, google::protobuf::MessageLite* rest,
+                              NamedTensors* tensors);
 
 }  // namespace tensorflux

@@ -143,27 +143,50 @@ void Worker::DeregisterGraphAsync(CallOptions*, const DeregisterGraphRequest* re
   done((*session)->Deregister(request->graph_handle()));
 }
 
-Status Worker::PrepareRunGraph(const RunGraphRequest& request, RemoteRendezvous* rendezvous,
+Status Worker::PrepareRunGraph(const RunGraphRequest& request, const NamedTensors* sends,
+                               RemoteRendezvous* rendezvous,
                                std::vector<Rendezvous::ParsedKey>* keys) {
   for (const std::string& k : request.recv_key()) {
     StatusOr<Rendezvous::ParsedKey> key = Rendezvous::ParseKey(k);
     if (!key.ok()) return errors::InvalidArgument("RunGraph recv_key: ", key.status().message());
     keys->push_back(*std::move(key));
   }
-  for (const NamedTensorProto& feed : request.send()) {
-    StatusOr<Rendezvous::ParsedKey> key = Rendezvous::ParseKey(feed.name());
+  auto send = [rendezvous](const std::string& name, const Tensor& t) -> Status {
+    StatusOr<Rendezvous::ParsedKey> key = Rendezvous::ParseKey(name);
     if (!key.ok()) return errors::InvalidArgument("RunGraph send: ", key.status().message());
+    return rendezvous->SendFed(*key, t);
+  };
+  if (sends != nullptr) {
+    if (request.send_size() > 0) {
+      return errors::InvalidArgument("RunGraph: sends given both as tensors and in the request");
+    }
+    for (const auto& [name, t] : *sends) TX_RETURN_IF_ERROR(send(name, t));
+    return OkStatus();
+  }
+  for (const NamedTensorProto& feed : request.send()) {
     StatusOr<Tensor> t = Tensor::FromProto(feed.tensor());
     if (!t.ok()) {
       return errors::InvalidArgument("RunGraph send '", feed.name(), "': ", t.status().message());
     }
-    TX_RETURN_IF_ERROR(rendezvous->SendFed(*key, *t));
+    TX_RETURN_IF_ERROR(send(feed.name(), *t));
   }
   return OkStatus();
 }
 
 void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
                            RunGraphResponse* response, StatusCallback done) {
+  RunGraphImpl(opts, request, nullptr, response, nullptr, std::move(done));
+}
+
+void Worker::RunGraphWithTensorsAsync(CallOptions* opts, const RunGraphRequest* request,
+                                      const NamedTensors* sends, RunGraphResponse* response,
+                                      NamedTensors* recvs, StatusCallback done) {
+  RunGraphImpl(opts, request, sends, response, recvs, std::move(done));
+}
+
+void Worker::RunGraphImpl(CallOptions* opts, const RunGraphRequest* request,
+                          const NamedTensors* sends, RunGraphResponse* response,
+                          NamedTensors* recvs, StatusCallback done) {
   if (request->is_partial()) {
     return done(errors::Unimplemented("RunGraph: partial runs (is_partial) are not supported"));
   }
@@ -193,7 +216,8 @@ void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
   step->rendezvous = *std::move(rendezvous);
   step->session = *std::move(session);
   step->rendezvous->StepStarted();
-  Status prepared = PrepareRunGraph(*request, step->rendezvous.get(), &step->recv_keys);
+  Status prepared =
+      PrepareRunGraph(*request, sends, step->rendezvous.get(), &step->recv_keys);
   if (!prepared.ok()) {
     step->rendezvous->StartAbort(prepared);
     step->rendezvous->StepFinished();
@@ -212,7 +236,7 @@ void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
   args.inter_op_pool = pool_.get();
   if (request->exec_opts().record_timeline()) args.step_stats = response->mutable_step_stats();
   const bool record_graphs = request->exec_opts().record_partition_graphs();
-  auto finish = [step, opts, response, record_graphs, done](Status s) {
+  auto finish = [step, opts, response, recvs, record_graphs, done](Status s) {
     opts->ClearCancelCallback();
     struct Finished {  // whichever way this returns
       RemoteRendezvous* r;
@@ -228,17 +252,33 @@ void Worker::RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
     CancellationManager fetch_cm;
     std::vector<Status> got(step->recv_keys.size(), errors::Internal("not received"));
     response->clear_recv();
+    if (recvs != nullptr) {
+      recvs->clear();
+      recvs->reserve(step->recv_keys.size());
+    }
     for (size_t i = 0; i < step->recv_keys.size(); ++i) {
-      NamedTensorProto* out = response->add_recv();
-      out->set_name(step->recv_keys[i].full_key);
+      const std::string& key = step->recv_keys[i].full_key;
+      NamedTensorProto* proto = nullptr;
+      if (recvs != nullptr) {
+        recvs->emplace_back(key, Tensor());
+      } else {
+        proto = response->add_recv();
+        proto->set_name(key);
+      }
+      Tensor* tensor = recvs != nullptr ? &recvs->back().second : nullptr;
       Rendezvous::Args a;
       a.cancellation_manager = &fetch_cm;
       step->rendezvous->RecvLocalAsync(
           step->recv_keys[i], a,
-          [&got, i, out](const Status& rs, const Rendezvous::Args&, const Rendezvous::Args&,
-                         const Tensor& t, bool) {
+          [&got, i, proto, tensor](const Status& rs, const Rendezvous::Args&,
+                                   const Rendezvous::Args&, const Tensor& t, bool) {
             got[i] = rs;
-            if (rs.ok()) t.AsProtoTensorContent(out->mutable_tensor());
+            if (!rs.ok()) return;
+            if (tensor != nullptr) {
+              *tensor = t;
+            } else {
+              t.AsProtoTensorContent(proto->mutable_tensor());
+            }
           });
     }
     fetch_cm.StartCancel();

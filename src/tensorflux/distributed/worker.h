@@ -106,6 +106,9 @@ class Worker : public WorkerInterface {
                             DeregisterGraphResponse* response, StatusCallback done) override;
   void RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
                      RunGraphResponse* response, StatusCallback done) override;
+  void RunGraphWithTensorsAsync(CallOptions* opts, const RunGraphRequest* request,
+                                const NamedTensors* sends, RunGraphResponse* response,
+                                NamedTensors* recvs, StatusCallback done) override;
   void CleanupGraphAsync(CallOptions* opts, const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done) override;
   void CleanupAllAsync(CallOptions* opts, const CleanupAllRequest* request,
@@ -119,9 +122,13 @@ class Worker : public WorkerInterface {
   // The session `handle` names (the legacy one when !create_called).
   StatusOr<std::shared_ptr<GraphMgr>> FindSession(const std::string& handle,
                                                   bool create_called) const;
+  // Both RunGraphs: the sends from `sends` when given, else from the request's send field; the
+  // received tensors into `recvs` when given, else into the response's recv field.
+  void RunGraphImpl(CallOptions* opts, const RunGraphRequest* request, const NamedTensors* sends,
+                    RunGraphResponse* response, NamedTensors* recvs, StatusCallback done);
   // Everything RunGraph does before the executors start; fills `keys` with the parsed recv keys.
-  Status PrepareRunGraph(const RunGraphRequest& request, RemoteRendezvous* rendezvous,
-                         std::vector<Rendezvous::ParsedKey>* keys);
+  Status PrepareRunGraph(const RunGraphRequest& request, const NamedTensors* sends,
+                         RemoteRendezvous* rendezvous, std::vector<Rendezvous::ParsedKey>* keys);
 
   const WorkerOptions options_;
   const std::string task_name_;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensorflux/core/status.h"
@@ -59,6 +60,9 @@ class CallOptions {
   std::function<void()> cancel_;
 };
 
+// Tensors by name, in a message's order (RunGraph's sends and receives).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
 // RecvTensor's answer.
 struct TensorResponse {
   Tensor tensor;
@@ -86,6 +90,14 @@ class WorkerInterface {
                                     DeregisterGraphResponse* response, StatusCallback done) = 0;
   virtual void RunGraphAsync(CallOptions* opts, const RunGraphRequest* request,
                              RunGraphResponse* response, StatusCallback done) = 0;
+  // RunGraph with its tensors in memory: `sends` stand for the request's send field (which
+  // must be empty), and the tensors of request.recv_key come back in `recvs` (in recv_key
+  // order, named by key) instead of the response's recv field. The in-process Worker moves the
+  // tensors without encoding them; GrpcRemoteWorker writes them on the wire from their buffers
+  // and decodes the received ones into one allocation each (distributed/tensor_coding.h).
+  virtual void RunGraphWithTensorsAsync(CallOptions* opts, const RunGraphRequest* request,
+                                        const NamedTensors* sends, RunGraphResponse* response,
+                                        NamedTensors* recvs, StatusCallback done) = 0;
   virtual void CleanupGraphAsync(CallOptions* opts, const CleanupGraphRequest* request,
                                  CleanupGraphResponse* response, StatusCallback done) = 0;
   virtual void CleanupAllAsync(CallOptions* opts, const CleanupAllRequest* request,

@@ -4,6 +4,8 @@
 // read, corrupt input is DATA_LOSS, and the 2^31-1 byte limit is refused without allocating.
 #include "tensorflux/distributed/tensor_coding.h"
 
+#include "distributed/coding_test_util.h"
+
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -15,39 +17,10 @@
 namespace tensorflux {
 namespace {
 
-std::string Flatten(const grpc::ByteBuffer& b) {
-  std::vector<grpc::Slice> slices;
-  EXPECT_TRUE(b.Dump(&slices).ok());
-  std::string out;
-  for (const grpc::Slice& s : slices) {
-    out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return out;
-}
-
-// The same bytes cut into slices of `piece` bytes, as gRPC may deliver them.
-grpc::ByteBuffer Chop(const std::string& bytes, size_t piece) {
-  std::vector<grpc::Slice> slices;
-  for (size_t i = 0; i < bytes.size(); i += piece) {
-    slices.emplace_back(bytes.data() + i, std::min(piece, bytes.size() - i));
-  }
-  return grpc::ByteBuffer(slices.data(), slices.size());
-}
-
-void ExpectSameTensor(const Tensor& a, const Tensor& b) {
-  ASSERT_EQ(a.dtype(), b.dtype());
-  ASSERT_EQ(a.shape(), b.shape());
-  if (a.dtype() == DT_STRING) {
-    for (int64_t i = 0; i < a.NumElements(); ++i) {
-      EXPECT_EQ(a.flat<std::string>()[i], b.flat<std::string>()[i]);
-    }
-  } else {
-    ASSERT_EQ(a.TotalBytes(), b.TotalBytes());
-    if (a.TotalBytes() > 0) {
-      EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.TotalBytes()), 0);
-    }
-  }
-}
+using coding_test::Chop;
+using coding_test::ExpectSameTensor;
+using coding_test::Flatten;
+using coding_test::Iota;
 
 // Encodes, checks the bytes against protobuf's own parser, decodes (whole and in 7-byte
 // slices) and compares.
@@ -77,13 +50,6 @@ void RoundTrip(const Tensor& t, bool is_dead = false, int64_t micros = 0) {
   Status s = DecodeRecvTensorResponse(Chop(bytes, 7), nullptr, &chopped);
   ASSERT_TRUE(s.ok()) << s;
   ExpectSameTensor(chopped.tensor, t);
-}
-
-template <typename T>
-Tensor Iota(const TensorShape& shape, T start) {
-  std::vector<T> v(shape.num_elements());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<T>(start + static_cast<T>(i));
-  return Tensor::FromVector<T>(absl::Span<const T>(v), shape);
 }
 
 TEST(TensorCodingTest, RoundTripsDtypesAndShapes) {

@@ -84,6 +84,7 @@ inline std::string ClientKey(const std::string& send_device, const std::string& 
 }
 
 // One call of `method` with raw request bytes, as a client that does not speak protobuf.
+// `method`: a WorkerService method ("RunGraph") or a full path ("/tensorflux.MasterService/...").
 inline grpc::Status RawCall(std::shared_ptr<grpc::Channel> channel, const std::string& method,
                      const std::string& bytes, const std::string& token = "") {
   grpc::GenericStub stub(channel);
@@ -94,7 +95,9 @@ inline grpc::Status RawCall(std::shared_ptr<grpc::Channel> channel, const std::s
   grpc::ByteBuffer request(&slice, 1), response;
   absl::Notification finished;
   grpc::Status result;
-  stub.UnaryCall(&ctx, "/tensorflux.WorkerService/" + method, grpc::StubOptions(), &request,
+  const std::string path =
+      method.rfind('/', 0) == 0 ? method : "/tensorflux.WorkerService/" + method;
+  stub.UnaryCall(&ctx, path, grpc::StubOptions(), &request,
                  &response, [&](grpc::Status s) {
                    result = s;
                    finished.Notify();
