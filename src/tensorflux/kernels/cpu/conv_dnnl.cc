@@ -171,6 +171,7 @@ class DnnlConvCacheImpl : public DnnlConvCache {
         a.reorder.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to},
                                    {DNNL_ARG_SCRATCHPAD, scratchpad}});
       };
+      dnnl_util::TeamGate gate;  // from the first reorder to stream.wait()
       const Arg* args[3] = {&p->input, &p->filter, &p->output};
       float* ptrs[3] = {input, filter, output};
       const int computed = dir == Direction::kForward ? 2 : dir == Direction::kBackwardInput ? 0 : 1;

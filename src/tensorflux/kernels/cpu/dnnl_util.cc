@@ -1,6 +1,7 @@
 #include "tensorflux/kernels/cpu/dnnl_util.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "tensorflux/framework/op_kernel.h"
 
@@ -21,6 +22,16 @@ Status Scratchpad(OpKernelContext* ctx, const dnnl::memory::desc& md, Tensor* bu
   *mem = dnnl::memory(md, CpuEngine(), buf->data<uint8_t>());
   return OkStatus();
 }
+
+namespace {
+std::mutex& TeamMutex() {
+  static std::mutex* mu = new std::mutex;
+  return *mu;
+}
+}  // namespace
+
+TeamGate::TeamGate() { TeamMutex().lock(); }
+TeamGate::~TeamGate() { TeamMutex().unlock(); }
 
 dnnl::stream& ThreadStream() {
   thread_local dnnl::stream stream(CpuEngine());

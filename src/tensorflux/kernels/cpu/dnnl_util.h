@@ -70,13 +70,29 @@ Status Scratchpad(OpKernelContext* ctx, const dnnl::memory::desc& md, Tensor* bu
 // threads; primitives and the engine are).
 dnnl::stream& ThreadStream();
 
-// Runs fn(stream) on the calling thread's stream (ThreadStream()) and waits for it. A dnnl::error
+// Held while a primitive executes: one oneDNN primitive at a time in the process. Each calling
+// thread has its own OpenMP team of all cores, so two nodes executing primitives at once (a
+// convolution's backward-data and backward-filter are independent) ran 2 x cores threads whose
+// barriers (libgomp's and oneDNN's JIT'd spin barriers) waited on descheduled teammates: on 2
+// cores a CNN training step's Conv2DBackpropFilter took 4x its primitive time. Serialized, each
+// primitive has every core; the other nodes still run on the session's pools meanwhile.
+class TeamGate {
+ public:
+  TeamGate();
+  ~TeamGate();
+  TeamGate(const TeamGate&) = delete;
+  TeamGate& operator=(const TeamGate&) = delete;
+};
+
+// Runs fn(stream) on the calling thread's stream (ThreadStream()), under a TeamGate, and waits
+// for it. A dnnl::error
 // thrown while creating descriptors or primitives inside fn becomes INTERNAL
 // "<what>: oneDNN error: ... (status N)"; std::bad_alloc becomes RESOURCE_EXHAUSTED.
 template <typename Fn>
 Status Run(std::string_view what, Fn&& fn) {
   try {
     dnnl::stream& stream = ThreadStream();
+    TeamGate gate;
     std::forward<Fn>(fn)(stream);
     stream.wait();
   } catch (const dnnl::error& e) {
