@@ -48,11 +48,9 @@ import cluster_setup  # noqa: E402  pylint: disable=wrong-import-position
 import model  # noqa: E402  pylint: disable=wrong-import-position
 import trainer  # noqa: E402  pylint: disable=wrong-import-position
 
+UsageError = trainer.UsageError
+
 _REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
-
-class UsageError(Exception):
-    """Bad flags or missing/corrupt data: one line on stderr, exit status 2."""
 
 
 def parse_args(argv):

@@ -170,10 +170,21 @@ def _write_trace(sess, g, writer, out, step):
     return result
 
 
+class UsageError(Exception):
+    """Flags that do not fit the data or the cluster, missing or corrupt data: train.py prints
+    one line and exits with status 2."""
+
+
 def run(args, cluster):
     """Trains, evaluates, exports; prints the epoch lines and the final figures. Returns 0."""
     towers = len(cluster.tower_devices)
     steps_per_epoch = min(shard_sizes(model.NUM_TRAIN, towers)) // args.batch_size
+    if steps_per_epoch < 1:
+        raise UsageError("--batch-size %d is larger than a tower's shard (%d images)"
+                         % (args.batch_size, min(shard_sizes(model.NUM_TRAIN, towers))))
+    if args.eval_examples < towers:
+        raise UsageError("--eval-examples %d leaves some of the %d towers nothing to evaluate"
+                         % (args.eval_examples, towers))
     total_steps = args.epochs * steps_per_epoch
     if args.max_steps is not None:
         total_steps = min(total_steps, args.max_steps)

@@ -76,6 +76,18 @@ def test_bad_flags_exit_2(flags, message):
     assert message in proc.stderr
 
 
+@needs_data
+@pytest.mark.parametrize("flags,message", [
+    (["--batch-size", "30001"], "--batch-size 30001 is larger than a tower's shard (30000"),
+    (["--eval-examples", "1"], "--eval-examples 1 leaves some of the 2 towers nothing"),
+])
+def test_flags_that_do_not_fit_the_towers_exit_2(tmp_path, flags, message):
+    proc = _run(["--cluster", "none", "--out", str(tmp_path)] + flags, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("train.py: error: " + message), proc.stderr
+
+
 def test_missing_data_is_one_line_and_exit_2(tmp_path):
     proc = _run(["--data-dir", str(tmp_path), "--out", str(tmp_path / "out")], timeout=60)
     assert proc.returncode == 2
