@@ -42,7 +42,8 @@ const char kUsage[] =
     "  --intra_op_threads N  threads of the CPU devices' intra-op pool (default 0: one per core;\n"
     "                      oneDNN's OpenMP and OpenBLAS threads follow OMP_NUM_THREADS and\n"
     "                      OPENBLAS_NUM_THREADS)\n"
-    "  --inter_op_threads N  threads of the worker's executor pool (default 0: one per core)\n";
+    "  --inter_op_threads N  threads of the worker's executor pool (default 0: one per core;\n"
+    "                      -1: no pool, ops run on the thread that makes them ready)\n";
 
 int Fail(const Status& s) {
   std::fprintf(stderr, "tensorflux-server: %s\n", s.ToString().c_str());
@@ -125,8 +126,11 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
   }
   if (task < 0 || task > INT32_MAX) return errors::InvalidArgument("--task out of range: ", task);
   if (cpus < 1 || cpus > 1024) return errors::InvalidArgument("--cpus out of range: ", cpus);
-  for (auto [flag, n] : {std::pair{"--intra_op_threads", intra}, {"--inter_op_threads", inter}}) {
-    if (n < 0 || n > 4096) return errors::InvalidArgument(flag, " out of range: ", n);
+  if (intra < 0 || intra > 4096) {
+    return errors::InvalidArgument("--intra_op_threads out of range: ", intra);
+  }
+  if (inter < -1 || inter > 4096) {
+    return errors::InvalidArgument("--inter_op_threads out of range: ", inter);
   }
   if (port < -1 || port > 65535) return errors::InvalidArgument("--port out of range: ", port);
   *opts.server_def.mutable_cluster() = cluster.ToClusterDef();

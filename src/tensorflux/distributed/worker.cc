@@ -41,9 +41,13 @@ StatusOr<std::unique_ptr<Worker>> Worker::Create(const WorkerOptions& options) {
   for (Device* d : w->device_mgr_->ListDevices()) {
     TX_RETURN_IF_ERROR(RegisterFunctionLibrary(d->resource_manager(), w->function_runtime_));
   }
+  // TF's rule, as LocalSession: 0 picks one thread per core; negative runs every op on the
+  // caller's thread (RunGraph's, or the RPC thread that completes a _Recv).
   const int inter = options.config.inter_op_parallelism_threads();
-  w->pool_ = std::make_unique<ThreadPool>("tx_worker", inter > 0 ? inter
-                                                                 : ThreadPool::DefaultNumThreads());
+  if (inter >= 0) {
+    w->pool_ = std::make_unique<ThreadPool>("tx_worker",
+                                            inter > 0 ? inter : ThreadPool::DefaultNumThreads());
+  }
   w->legacy_session_ = std::make_shared<GraphMgr>(w->device_mgr_.get(), w->function_runtime_.get());
   return w;
 }

@@ -99,6 +99,8 @@ TEST(ServerTest, BadFlagsAndRefusedBind) {
        "--intra_op_threads out of range: -1"},
       {{"--cluster", cluster, "--job", "worker", "--inter_op_threads", "two"},
        "--inter_op_threads wants an integer"},
+      {{"--cluster", cluster, "--job", "worker", "--inter_op_threads", "-2"},
+       "--inter_op_threads out of range: -2"},
       // Anyone on the network could run code: refused without TLS and a token.
       {{"--cluster", cluster, "--job", "worker", "--bind", "0.0.0.0"},
        "FAILED_PRECONDITION: refusing to serve on non-loopback address '0.0.0.0'"},
