@@ -228,7 +228,11 @@ def test_tf_config_and_grpc_clusters(tmp_path):
         assert proc.stdout.strip().splitlines()[-1].startswith("test_accuracy=")
     assert "TF_CONFIG cluster" in a.stdout and servers.spec["worker"][1] in a.stdout
     assert ("cluster at %s: 1 ps, 2 workers" % servers.target) in b.stdout
-    # The same seed and data on the same towers: the same losses either way.
-    la = json.load(open(tmp_path / "a" / "history.json"))[0]["step_losses"]
-    lb = json.load(open(tmp_path / "b" / "history.json"))[0]["step_losses"]
+    # The same seed and data on the same towers: the same losses either way, and in process
+    # (two CPU towers, one session) as on the cluster.
+    c = _run(["--out", str(tmp_path / "c"), "--max-steps", "2", "--cluster", "none"] + SHORT)
+    assert c.returncode == 0, c.stderr
+    la, lb, lc = [json.load(open(tmp_path / d / "history.json"))[0]["step_losses"]
+                  for d in "abc"]
     assert la == lb and len(la) == 2
+    np.testing.assert_allclose(lc, la, rtol=1e-5)
