@@ -8,6 +8,8 @@
 //     difference (what the RPC, the master and the worker's RunGraph add).
 //   BM_FeedFetchRunStep/bytes: the same with a fed float tensor of `bytes` fetched back through
 //     an Identity (the tensor crosses the wire twice as TensorProto content).
+#include <sys/resource.h>
+
 #include <cstdlib>
 
 #include "bench_util.h"
@@ -50,6 +52,8 @@ void Measure(benchmark::State& state, const GraphDef& graph,
   if (local == nullptr) return;
   std::vector<Tensor> out;
   CallTimes remote_times, local_times;
+  rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
   if (!TimeInterleaved(state, remote.get(), feeds, fetch, &remote_times,
                        {{[&] {
                            out.clear();
@@ -58,6 +62,18 @@ void Measure(benchmark::State& state, const GraphDef& graph,
                          &local_times}})) {
     return;
   }
+  getrusage(RUSAGE_SELF, &after);
+  // The whole process (client, master, worker and gRPC's threads), per iteration: what a step
+  // costs in CPU and thread switches, which the load on a shared machine changes less than it
+  // changes the wall time. Includes the interleaved in-process step (us_local).
+  const double iters = static_cast<double>(state.iterations());
+  auto cpu_us = [](const rusage& r) {
+    return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
+  };
+  state.counters["cpu_us"] = (cpu_us(after) - cpu_us(before)) / iters;
+  state.counters["switches"] = static_cast<double>(after.ru_nvcsw + after.ru_nivcsw -
+                                                   before.ru_nvcsw - before.ru_nivcsw) /
+                               iters;
   const double us_remote = remote_times.MedianSeconds() * 1e6;
   const double us_local = local_times.MedianSeconds() * 1e6;
   state.counters["us_grpc"] = us_remote;
@@ -88,10 +104,11 @@ class Reporter : public SummaryReporter {
  public:
   void PrintSummary() const override {
     std::printf("\nRunStep round trip over loopback gRPC vs LocalSession::Run (median us)\n");
-    std::printf("%-28s %10s %10s %10s\n", "step", "grpc", "local", "added");
+    std::printf("%-28s %10s %10s %10s %12s %10s\n", "step", "grpc", "local", "added",
+                "cpu_us/step", "switches");
     for (const char* k : {"BM_EmptyRunStep", "BM_FeedFetchRunStep/4", "BM_FeedFetchRunStep/1048576"}) {
-      std::printf("%-28s %10.1f %10.1f %10.1f\n", k, Get(k, "us_grpc"), Get(k, "us_local"),
-                  Get(k, "us_added"));
+      std::printf("%-28s %10.1f %10.1f %10.1f %12.1f %10.1f\n", k, Get(k, "us_grpc"),
+                  Get(k, "us_local"), Get(k, "us_added"), Get(k, "cpu_us"), Get(k, "switches"));
     }
   }
 };

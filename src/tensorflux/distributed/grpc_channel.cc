@@ -91,7 +91,6 @@ bool TuneMallocForLargeTransfers() {
 
 StatusOr<std::shared_ptr<grpc::Channel>> NewGrpcChannel(const std::string& address,
                                                         const GrpcChannelOptions& options) {
-  PinGrpcCallbackThreads();
   TX_RETURN_IF_ERROR(ValidateChannelOptions(options));
   TX_RETURN_IF_ERROR(ValidateAddress(address));
   std::shared_ptr<grpc::ChannelCredentials> creds;

@@ -30,7 +30,9 @@ GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel,
       stub_(channel),
       options_(std::move(options)),
       task_name_(std::move(task_name)),
-      address_(std::move(address)) {}
+      address_(std::move(address)) {
+  PinGrpcCallbackThreads();  // its calls use gRPC's callback API
+}
 
 template <typename Req>
 void GrpcRemoteWorker::Call(const char* method, CallOptions* opts, const Req& request,

@@ -87,6 +87,7 @@ inline std::string ClientKey(const std::string& send_device, const std::string& 
 // `method`: a WorkerService method ("RunGraph") or a full path ("/tensorflux.MasterService/...").
 inline grpc::Status RawCall(std::shared_ptr<grpc::Channel> channel, const std::string& method,
                      const std::string& bytes, const std::string& token = "") {
+  PinGrpcCallbackThreads();  // a callback-API call (grpc_channel.h)
   grpc::GenericStub stub(channel);
   grpc::ClientContext ctx;
   if (!token.empty()) ctx.AddMetadata("authorization", BearerAuthorization(token));
