@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -88,21 +89,52 @@ void SetArg(Primitive* p, Arg* a, const memory::desc& user, const memory::desc& 
   p->scratchpad_bytes = std::max(p->scratchpad_bytes, pd.scratchpad_desc().get_size());
 }
 
-std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g) {
+// The descriptors every direction shares: activations in the user's layout, the filter as `any`.
+struct ConvDescs {
+  explicit ConvDescs(const ConvGeometry& g)
+      : x(ActivationDesc(g, g.in_rows, g.in_cols, g.in_depth)),
+        y(ActivationDesc(g, g.out_rows, g.out_cols, g.out_depth)),
+        w(AnyFilterDesc(g)),
+        b({g.out_depth}, memory::data_type::f32, Tag::a),
+        strides{g.stride_rows, g.stride_cols},
+        dilates{g.dilation_rows - 1, g.dilation_cols - 1},  // oneDNN counts from 0, TF from 1
+        pad_l{g.pad_top, g.pad_left},
+        pad_r{g.pad_bottom, g.pad_right} {}
+  memory::desc x, y, w, b;
+  memory::dims strides, dilates, pad_l, pad_r;
+};
+
+constexpr auto kAlg = dnnl::algorithm::convolution_direct;
+
+// The forward primitive's descriptor, with a bias argument and a ReLU post-op when asked
+// (DnnlEpilogue); the backward primitives take the plain one as their hint.
+dnnl::convolution_forward::primitive_desc ForwardPd(const ConvDescs& d, bool bias, bool relu) {
+  const auto prop = dnnl::prop_kind::forward_training;
+  dnnl::primitive_attr attr = UserScratchpad();
+  if (relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    attr.set_post_ops(ops);
+  }
   dnnl::engine& eng = dnnl_util::CpuEngine();
-  const memory::desc x = ActivationDesc(g, g.in_rows, g.in_cols, g.in_depth);
-  const memory::desc y = ActivationDesc(g, g.out_rows, g.out_cols, g.out_depth);
-  const memory::desc w = AnyFilterDesc(g);
-  const memory::dims strides = {g.stride_rows, g.stride_cols};
-  // oneDNN counts dilation from 0 (0 = dense), TF from 1.
-  const memory::dims dilates = {g.dilation_rows - 1, g.dilation_cols - 1};
-  const memory::dims pad_l = {g.pad_top, g.pad_left};
-  const memory::dims pad_r = {g.pad_bottom, g.pad_right};
-  const auto alg = dnnl::algorithm::convolution_direct;
-  dnnl::convolution_forward::desc fwd_desc(dnnl::prop_kind::forward_training, alg, x, w, y,
-                                           strides, dilates, pad_l, pad_r);
+  if (bias) {
+    return {dnnl::convolution_forward::desc(prop, kAlg, d.x, d.w, d.b, d.y, d.strides, d.dilates,
+                                            d.pad_l, d.pad_r),
+            attr, eng};
+  }
+  return {dnnl::convolution_forward::desc(prop, kAlg, d.x, d.w, d.y, d.strides, d.dilates,
+                                          d.pad_l, d.pad_r),
+          attr, eng};
+}
+
+std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g, bool bias,
+                                       bool relu) {
+  dnnl::engine& eng = dnnl_util::CpuEngine();
+  const ConvDescs d(g);
+  const memory::desc &x = d.x, &y = d.y, &w = d.w;
   const dnnl::primitive_attr attr = UserScratchpad();
-  dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, attr, eng);
+  const dnnl::convolution_forward::primitive_desc fwd_pd =
+      ForwardPd(d, dir == Direction::kForward && bias, dir == Direction::kForward && relu);
   auto p = std::make_shared<Primitive>();
   const memory::desc user_w = FilterDesc(g);
   switch (dir) {
@@ -114,8 +146,9 @@ std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g) {
       SetArg(p.get(), &p->output, y, fwd_pd.dst_desc(), true);
       break;
     case Direction::kBackwardInput: {
-      dnnl::convolution_backward_data::desc d(alg, x, w, y, strides, dilates, pad_l, pad_r);
-      dnnl::convolution_backward_data::primitive_desc pd(d, attr, eng, fwd_pd);
+      dnnl::convolution_backward_data::desc bd(kAlg, x, w, y, d.strides, d.dilates, d.pad_l,
+                                               d.pad_r);
+      dnnl::convolution_backward_data::primitive_desc pd(bd, attr, eng, fwd_pd);
       p->prim = dnnl::convolution_backward_data(pd);
       p->scratchpad_bytes = pd.scratchpad_desc().get_size();
       SetArg(p.get(), &p->input, x, pd.diff_src_desc(), true);
@@ -124,8 +157,9 @@ std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g) {
       break;
     }
     case Direction::kBackwardFilter: {
-      dnnl::convolution_backward_weights::desc d(alg, x, w, y, strides, dilates, pad_l, pad_r);
-      dnnl::convolution_backward_weights::primitive_desc pd(d, attr, eng, fwd_pd);
+      dnnl::convolution_backward_weights::desc bd(kAlg, x, w, y, d.strides, d.dilates, d.pad_l,
+                                                  d.pad_r);
+      dnnl::convolution_backward_weights::primitive_desc pd(bd, attr, eng, fwd_pd);
       p->prim = dnnl::convolution_backward_weights(pd);
       p->scratchpad_bytes = pd.scratchpad_desc().get_size();
       SetArg(p.get(), &p->input, x, pd.src_desc(), false);
@@ -140,19 +174,26 @@ std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g) {
 struct Key {
   Direction dir;
   ConvGeometry g;
-  bool operator==(const Key& o) const { return dir == o.dir && g == o.g; }
+  bool bias, relu;  // DnnlEpilogue (forward only)
+  bool operator==(const Key& o) const {
+    return dir == o.dir && g == o.g && bias == o.bias && relu == o.relu;
+  }
   template <typename H>
   friend H AbslHashValue(H h, const Key& k) {
-    return H::combine(std::move(h), k.dir, k.g);
+    return H::combine(std::move(h), k.dir, k.g, k.bias, k.relu);
   }
 };
 
 class DnnlConvCacheImpl : public DnnlConvCache {
  public:
   Status Run(OpKernelContext* ctx, Direction dir, const ConvGeometry& g, float* input,
-             float* filter, float* output) override {
+             float* filter, float* output, const DnnlEpilogue& epilogue) override {
+    const bool bias = epilogue.bias != nullptr;
+    if ((bias || epilogue.relu) && dir != Direction::kForward) {
+      return errors::Internal("oneDNN convolution: a fused epilogue needs the forward direction");
+    }
     return dnnl_util::Guard("oneDNN convolution", [&]() -> Status {
-      std::shared_ptr<const Primitive> p = Lookup(dir, g);
+      std::shared_ptr<const Primitive> p = Lookup(Key{dir, g, bias, epilogue.relu});
       dnnl::engine& eng = dnnl_util::CpuEngine();
       dnnl::stream& stream = dnnl_util::ThreadStream();
       // The user's buffer, or a scratch buffer in the primitive's layout (reordered into before
@@ -188,12 +229,19 @@ class DnnlConvCacheImpl : public DnnlConvCache {
       }
       const int x = 0, w = 1, y = 2;
       switch (dir) {
-        case Direction::kForward:
-          p->prim.execute(stream, {{DNNL_ARG_SRC, prim_mem[x]},
-                                   {DNNL_ARG_WEIGHTS, prim_mem[w]},
-                                   {DNNL_ARG_DST, prim_mem[y]},
-                                   {DNNL_ARG_SCRATCHPAD, scratchpad}});
+        case Direction::kForward: {
+          std::unordered_map<int, memory> a = {{DNNL_ARG_SRC, prim_mem[x]},
+                                               {DNNL_ARG_WEIGHTS, prim_mem[w]},
+                                               {DNNL_ARG_DST, prim_mem[y]},
+                                               {DNNL_ARG_SCRATCHPAD, scratchpad}};
+          if (bias) {
+            a.emplace(DNNL_ARG_BIAS,
+                      memory(memory::desc({g.out_depth}, memory::data_type::f32, Tag::a), eng,
+                             const_cast<float*>(epilogue.bias)));
+          }
+          p->prim.execute(stream, a);
           break;
+        }
         case Direction::kBackwardInput:
           p->prim.execute(stream, {{DNNL_ARG_DIFF_SRC, prim_mem[x]},
                                    {DNNL_ARG_WEIGHTS, prim_mem[w]},
@@ -223,14 +271,13 @@ class DnnlConvCacheImpl : public DnnlConvCache {
  private:
   // Builds outside the lock (primitive creation JITs code: milliseconds); a concurrent builder of
   // the same key wastes its work, which is harmless.
-  std::shared_ptr<const Primitive> Lookup(Direction dir, const ConvGeometry& g) {
-    const Key key{dir, g};
+  std::shared_ptr<const Primitive> Lookup(const Key& key) {
     {
       absl::MutexLock lock(&mu_);
       auto it = cache_.find(key);
       if (it != cache_.end()) return it->second;
     }
-    std::shared_ptr<const Primitive> p = Build(dir, g);
+    std::shared_ptr<const Primitive> p = Build(key.dir, key.g, key.bias, key.relu);
     absl::MutexLock lock(&mu_);
     if (cache_.size() >= kMaxCachedPrimitives) cache_.clear();
     cache_.emplace(key, p);

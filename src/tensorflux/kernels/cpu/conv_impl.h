@@ -33,14 +33,24 @@ namespace conv {
 void ReferenceConv(Direction dir, const ConvGeometry& g, double* input, double* filter,
                    double* output);
 
+// _FusedConv2D's epilogue inside the forward primitive (oneDNN post-ops), so the output is
+// written once: `bias` (one float per output channel; nullptr: none) added to each output
+// element, then ReLU when `relu`. The sum is the unfused BiasAdd's (convolution result + bias,
+// one rounding), so results equal Conv2D -> BiasAdd -> Relu bit for bit.
+struct DnnlEpilogue {
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
 // Per-kernel cache of oneDNN primitives (thread-safe).
 class DnnlConvCache {
  public:
   virtual ~DnnlConvCache() = default;
   // As ReferenceConv, in float32 through oneDNN. Scratch buffers come from ctx->allocate_temp.
   // INTERNAL when oneDNN refuses the geometry; RESOURCE_EXHAUSTED from allocation.
+  // `epilogue`: forward only (INTERNAL for another direction with a bias).
   virtual Status Run(OpKernelContext* ctx, Direction dir, const ConvGeometry& g, float* input,
-                     float* filter, float* output) = 0;
+                     float* filter, float* output, const DnnlEpilogue& epilogue = {}) = 0;
   // Number of distinct geometries with a cached primitive (for tests).
   virtual int CachedPrimitives() const = 0;
 };

@@ -1,6 +1,7 @@
 // CPU kernels of the Conv2D family (ops/conv_ops.cc): Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, DepthwiseConv2dNative(+BackpropInput/Filter), and _FusedConv2D (Conv2D,
-// then BiasAdd [+ activation] in one pass over its output, fused_epilogue.h). One kernel template,
+// then BiasAdd [+ activation] in one pass over its output, fused_epilogue.h; float32 NHWC
+// BiasAdd [+ Relu] inside oneDNN's primitive instead, conv_impl.h's DnnlEpilogue). One kernel template,
 // ConvOp<T, direction, depthwise>, validates (ops/conv_geometry.h, read by role in
 // kernels/shared/conv_shapes.h, shared with the GPU kernels) and dispatches to the float32
 // oneDNN path (half and bfloat16 widened to float32 around it) or the float64 direct loops
@@ -42,6 +43,17 @@ class ConvOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     Tensor* result = nullptr;
+    if constexpr (kFused && std::is_same_v<T, float>) {
+      // BiasAdd [+ Relu] inside oneDNN's primitive: the output is written once. NHWC only: for
+      // NCHW oneDNN picks kernels whose ReLU results differ from the unfused chain's in the last
+      // bit (FusedConv2DTest.BitIdenticalToTheUnfusedChain).
+      const FusedActivation act = epilogue_.spec().activation;
+      if (dnnl_ != nullptr && attrs_.format == conv::DataFormat::kNHWC &&
+          (act == FusedActivation::kNone || act == FusedActivation::kRelu)) {
+        ComputeConv(ctx, &result, &ctx->input(2));
+        return;
+      }
+    }
     ComputeConv(ctx, &result);
     if constexpr (kFused) {
       if (!ctx->status().ok()) return;
@@ -49,8 +61,9 @@ class ConvOp : public OpKernel {
     }
   }
 
-  // Validates, allocates *result_out (output 0) and computes the convolution into it.
-  void ComputeConv(OpKernelContext* ctx, Tensor** result_out) {
+  // Validates, allocates *result_out (output 0) and computes the convolution into it; with
+  // `bias` (float32 _FusedConv2D only), also the epilogue (checked like Epilogue::Apply).
+  void ComputeConv(OpKernelContext* ctx, Tensor** result_out, const Tensor* bias = nullptr) {
     conv::ConvOperands ops;
     OP_REQUIRES_OK(ctx, conv::ReadConvOperands(ctx, attrs_, kDir, kDepthwise, &ops));
     const ConvGeometry& g = ops.g;
@@ -60,6 +73,7 @@ class ConvOp : public OpKernel {
     const TensorShape& result_shape = ops.result_shape;
     Tensor*& result = *result_out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, result_shape, &result));
+    if (bias != nullptr) OP_REQUIRES_OK(ctx, epilogue_.CheckBias(*this, *bias, *result));
     if (result->NumElements() == 0) return;
     // The two operands; the result's slot is filled below.
     T* ptrs[3] = {input ? Mutable(input) : nullptr, filter ? Mutable(filter) : nullptr,
@@ -71,6 +85,7 @@ class ConvOp : public OpKernel {
     for (int i = 0; i < 3; ++i) {
       if (i != computed && sizes[i] == 0) {  // an empty sum: zeros
         std::fill_n(result->data<T>(), result->NumElements(), T(0));
+        if (bias != nullptr) OP_REQUIRES_OK(ctx, epilogue_.Apply<T>(*this, ctx, *bias, result));
         return;
       }
     }
@@ -81,7 +96,12 @@ class ConvOp : public OpKernel {
                   errors::Unimplemented(attrs_.Prefix(), "float32 convolution needs oneDNN, "
                                         "which this build does not have"));
       if constexpr (std::is_same_v<T, float>) {
-        OP_REQUIRES_OK(ctx, dnnl_->Run(ctx, kDir, g, ptrs[0], ptrs[1], ptrs[2]));
+        conv::DnnlEpilogue epilogue;
+        if (bias != nullptr) {
+          epilogue.bias = bias->data<float>();
+          epilogue.relu = epilogue_.spec().activation == FusedActivation::kRelu;
+        }
+        OP_REQUIRES_OK(ctx, dnnl_->Run(ctx, kDir, g, ptrs[0], ptrs[1], ptrs[2], epilogue));
       } else {
         OP_REQUIRES_OK(ctx, WidenedRun(ctx, g, ptrs, sizes, computed));
       }

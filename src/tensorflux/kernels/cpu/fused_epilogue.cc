@@ -47,6 +47,11 @@ Status Epilogue::Init(OpKernelConstruction* ctx) {
   return nn_kernels::ReadDataFormat(ctx, &nchw_);
 }
 
+Status Epilogue::CheckBias(const OpKernel& kernel, const Tensor& bias, const Tensor& out) const {
+  nn_kernels::BiasLayout l;
+  return nn_kernels::CheckBiasAdd(kernel, out, bias, nchw_, &l);
+}
+
 template <typename T>
 Status Epilogue::Apply(const OpKernel& kernel, OpKernelContext* ctx, const Tensor& bias,
                        Tensor* out) const {

@@ -27,6 +27,12 @@ class Epilogue {
   Status Apply(const OpKernel& kernel, OpKernelContext* ctx, const Tensor& bias,
                Tensor* out) const;
 
+  // Apply's checks of `bias` against `out` alone, for a kernel that adds the bias itself
+  // (_FusedConv2D inside oneDNN's primitive, conv_impl.h's DnnlEpilogue).
+  Status CheckBias(const OpKernel& kernel, const Tensor& bias, const Tensor& out) const;
+
+  const FusedOpsSpec& spec() const { return spec_; }
+
  private:
   FusedOpsSpec spec_;
   bool nchw_ = false;
