@@ -28,7 +28,8 @@ stdout: one line per epoch `epoch=N loss=... train_accuracy=... test_accuracy=..
 images_per_sec=...`, per-class test accuracy and the confusion matrix, and, last,
 `test_accuracy=0.xxxx`. A progress bar per epoch (tqdm) goes to stderr when it is a terminal.
 Exit status: 0 done, 2 bad flags or missing/corrupt data (one line on stderr), 130 Ctrl-C
-(after saving a checkpoint), 1 other errors.
+(after saving a checkpoint), 1 other errors (a failed step, e.g. a dead server: its status on one
+line; the local servers are stopped in every case).
 """
 
 import argparse
@@ -161,6 +162,9 @@ def main(argv=None):
     except tx.errors.DataLossError as e:
         sys.stderr.write("train.py: error: corrupt Fashion-MNIST data: %s\n" % e.message)
         return 2
+    except tx.errors.OpError as e:  # e.g. a server of the cluster died: its status, one line
+        sys.stderr.write("train.py: error: %s: %s\n" % (type(e).__name__, e.message))
+        return 1
     except KeyboardInterrupt:
         sys.stderr.write("train.py: interrupted\n")
         return 130

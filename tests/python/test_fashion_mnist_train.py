@@ -2,7 +2,8 @@
 errors exit 2 with one line; Ctrl-C on a local cluster saves a checkpoint, stops the servers and
 a second run continues from it (in process: the checkpoint is the same); a SIGKILLed client
 leaves no servers behind; TF_CONFIG and grpc:// clusters; model.pb is a frozen graph from
-"images" to "probabilities". (The accuracy run is `make demo`; the end-to-end test with
+"images" to "probabilities"; a worker that dies mid-run ends it with one line, exit 1, and no
+servers left. (The accuracy run is `make demo`; the end-to-end test with
 `tensorflux predict` is test_fashion_mnist_e2e.py.)"""
 
 import gzip
@@ -124,25 +125,37 @@ def _latest_step(out):
     return int(re.search(r"model\.ckpt-(\d+)", tx.train.latest_checkpoint(out)).group(1))
 
 
+def _start_long_run(out):
+    """(Popen, server pids) of a local-cluster run of 1000 steps writing to `out`, once its
+    servers are up (stderr piped)."""
+    proc = subprocess.Popen([sys.executable, TRAIN, "--out", str(out), "--max-steps", "1000"]
+                            + SHORT, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    for line in proc.stdout:
+        if line.startswith("server pids: "):
+            pids = [int(p) for p in line.split()[2:5]]
+            assert all(_alive(p) for p in pids)
+            return proc, pids
+    proc.kill()
+    raise AssertionError("no server pids: " + proc.stderr.read())
+
+
+def _wait_until_training(proc, out):
+    """Returns once trace.json (written after the run's 5th step) is there."""
+    deadline = time.time() + 120
+    while not os.path.exists(os.path.join(str(out), "trace.json")):
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.time() < deadline, "no training step in 120 s"
+        time.sleep(0.1)
+
+
 @needs_data
 @needs_server
 def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
     out = str(tmp_path / "run")
-    proc = subprocess.Popen([sys.executable, TRAIN, "--out", out, "--max-steps", "1000"] + SHORT,
-                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc, pids = _start_long_run(out)
     try:
-        pids = None
-        for line in proc.stdout:
-            if line.startswith("server pids: "):
-                pids = [int(p) for p in line.split()[2:5]]
-                break
-        assert pids and all(_alive(p) for p in pids)
-        # trace.json is written after the run's 5th step: interrupt then, as Ctrl-C would.
-        deadline = time.time() + 120
-        while not os.path.exists(os.path.join(out, "trace.json")) and time.time() < deadline:
-            assert proc.poll() is None, proc.stderr.read()
-            time.sleep(0.1)
+        _wait_until_training(proc, out)  # then interrupt, as Ctrl-C would
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -194,19 +207,28 @@ def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
 @needs_data
 @needs_server
 def test_killed_client_leaves_no_servers(tmp_path):
-    proc = subprocess.Popen([sys.executable, TRAIN, "--out", str(tmp_path), "--max-steps",
-                             "1000"] + SHORT, env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc, pids = _start_long_run(tmp_path)
     try:
-        for line in proc.stdout:
-            if line.startswith("server pids: "):
-                pids = [int(p) for p in line.split()[2:5]]
-                break
-        assert all(_alive(p) for p in pids)
         proc.kill()  # no clean-up runs: the servers' parent-death signal stops them
         proc.wait()
     finally:
         proc.kill()
+    assert _wait_gone(pids) == []
+
+
+@needs_data
+@needs_server
+def test_a_dead_worker_ends_the_run_with_one_line_and_no_servers(tmp_path):
+    proc, pids = _start_long_run(tmp_path)
+    try:
+        _wait_until_training(proc, tmp_path)
+        os.kill(pids[2], signal.SIGKILL)  # worker 1, mid-training
+        _, err = proc.communicate(timeout=180)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and re.match(r"train\.py: error: \w+Error: ", lines[0]), err
     assert _wait_gone(pids) == []
 
 
