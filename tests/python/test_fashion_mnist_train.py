@@ -1,6 +1,7 @@
 """examples/fashion_mnist/train.py in short runs (--max-steps, --eval-examples): flag and data
-errors exit 2 with one line; Ctrl-C on a local cluster saves a checkpoint, stops the servers and
-a second run continues from it (in process: the checkpoint is the same); a SIGKILLed client
+errors exit 2 with one line; on a local cluster the traced step shows each worker reading its
+own input and the ps applying Adam; Ctrl-C saves a checkpoint, stops the servers and a second
+run continues from it (in process: the checkpoint is the same); a SIGKILLed client
 leaves no servers behind; TF_CONFIG and grpc:// clusters; model.pb is a frozen graph from
 "images" to "probabilities"; a worker that dies mid-run ends it with one line, exit 1, and no
 servers left. (The accuracy run is `make demo`; the end-to-end test with
@@ -166,6 +167,16 @@ def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
     step = int(saved.group(1))
     assert step >= 5 and _latest_step(out) == step
     assert _wait_gone(pids) == []
+    # The traced step: each worker read its own batch and ran its tower's convolutions; Adam
+    # updated the variables on the ps.
+    trace = json.load(open(os.path.join(out, "trace.json")))["traceEvents"]
+    names = {e["pid"]: e["args"]["name"] for e in trace if e.get("name") == "process_name"}
+    placed = {(names[e["pid"]].split("/device")[0], e["args"]["op"]) for e in trace
+              if e.get("ph") == "X" and e["args"].get("op") in (
+                  "IteratorGetNext", "Conv2DBackpropFilter", "ResourceApplyAdam")}
+    assert placed == {("/job:worker/replica:0/task:%d" % t, op) for t in (0, 1)
+                      for op in ("IteratorGetNext", "Conv2DBackpropFilter")} | {
+                          ("/job:ps/replica:0/task:0", "ResourceApplyAdam")}
     # In process now: the checkpoint of the cluster run continues to --max-steps.
     again = _run(["--out", out, "--cluster", "none", "--max-steps", str(step + 3)] + SHORT)
     assert again.returncode == 0, again.stderr
