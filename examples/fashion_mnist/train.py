@@ -55,28 +55,33 @@ _REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--epochs", type=int, default=6, help="training epochs (default 6)")
+    class Formatter(argparse.ArgumentDefaultsHelpFormatter,
+                    argparse.RawDescriptionHelpFormatter):
+        pass
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=Formatter)
+    p.add_argument("--epochs", type=int, default=6, help="training epochs")
     p.add_argument("--batch-size", type=int, default=64, help="images per worker per step")
     p.add_argument("--cluster", default=None,
-                   help="local (default; TF_CONFIG's cluster when that is set), none, or "
-                        "grpc://HOST:PORT")
+                   help="local, none, or grpc://HOST:PORT; unset: TF_CONFIG's cluster when "
+                        "that is set, else local")
     p.add_argument("--workers", type=int, default=2,
-                   help="worker tasks of the local cluster / CPU towers in process (default 2)")
-    p.add_argument("--data-dir", default=model.DATA_DIR)
+                   help="worker tasks of the local cluster / CPU towers in process")
+    p.add_argument("--data-dir", default=model.DATA_DIR, help="the four IDX .gz files")
     p.add_argument("--out", default=None,
-                   help="output directory (default runs/fashion_mnist/<timestamp>/)")
-    p.add_argument("--seed", type=int, default=1)
+                   help="output directory; unset: runs/fashion_mnist/<UTC timestamp>/")
+    p.add_argument("--seed", type=int, default=1, help="graph seed (init, dropout, shuffle)")
     p.add_argument("--learning-rate", type=float, default=2e-3, help="peak Adam rate")
-    p.add_argument("--warmup-epochs", type=float, default=0.5)
+    p.add_argument("--warmup-epochs", type=float, default=0.5,
+                   help="linear warm-up, then cosine decay to 0 at the last step")
     p.add_argument("--l2", type=float, default=5e-5, help="L2 scale on the kernels")
     p.add_argument("--clip-norm", type=float, default=5.0, help="global-norm clipping")
     p.add_argument("--max-steps", type=int, default=None,
                    help="stop at this global step (the schedule ends there too)")
     p.add_argument("--eval-examples", type=int, default=model.NUM_TEST,
-                   help="test images evaluated (the first N; default all 10000)")
+                   help="test images evaluated (the first N)")
     p.add_argument("--server-bin", default=os.path.join(_REPO, "build", "bin",
-                                                        "tensorflux-server"))
+                                                        "tensorflux-server"),
+                   help="tensorflux-server of the local cluster")
     args = p.parse_args(argv)
     for name in ("epochs", "batch_size", "workers", "eval_examples"):
         if getattr(args, name) < 1:
