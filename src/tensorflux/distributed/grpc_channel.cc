@@ -44,20 +44,26 @@ grpc::ChannelArguments ChannelArgumentsFor(const GrpcChannelOptions& o) {
   if (!o.ssl_target_name_override.empty()) {
     args.SetSslTargetNameOverride(o.ssl_target_name_override);
   }
-  // Large tensors: an HTTP/2 window of 64 MiB and 16 MiB frames, so a transfer is not paced by
-  // window updates (each a wakeup of the receiving thread: on a loaded machine a default 64 KiB
-  // window made 1 MiB take 16 round trips).
-  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
-  args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
-  // Read the socket in chunks of up to 4 MiB, not gRPC's adaptive 8 KiB start: each chunk is
-  // handed between threads, which on a loaded machine costs a scheduling delay per chunk.
-  args.SetInt(GRPC_ARG_TCP_READ_CHUNK_SIZE, 4 << 20);
-  args.SetInt(GRPC_ARG_TCP_MIN_READ_CHUNK_SIZE, 256 << 10);
-  args.SetInt(GRPC_ARG_TCP_MAX_READ_CHUNK_SIZE, 16 << 20);
+  for (const auto& [name, value] : LargeMessageArgs()) args.SetInt(name, value);
   // One channel per task, not shared with other caches in the process through gRPC's global
   // subchannel pool: a cache's channels come and go with it.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   return args;
+}
+
+std::vector<std::pair<const char*, int>> LargeMessageArgs() {
+  return {
+      // Large tensors: an HTTP/2 window of 64 MiB and 16 MiB frames, so a transfer is not paced
+      // by window updates (each a wakeup of the receiving thread: on a loaded machine a default
+      // 64 KiB window made 1 MiB take 16 round trips).
+      {GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20},
+      {GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1},
+      // Read the socket in chunks of up to 4 MiB, not gRPC's adaptive 8 KiB start: each chunk is
+      // handed between threads, which on a loaded machine costs a scheduling delay per chunk.
+      {GRPC_ARG_TCP_READ_CHUNK_SIZE, 4 << 20},
+      {GRPC_ARG_TCP_MIN_READ_CHUNK_SIZE, 256 << 10},
+      {GRPC_ARG_TCP_MAX_READ_CHUNK_SIZE, 16 << 20},
+  };
 }
 
 void PinGrpcCallbackThreads() {

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -49,6 +50,11 @@ Status ValidateChannelOptions(const GrpcChannelOptions& options);
 
 // The channel arguments the options ask for (message sizes, TLS target override).
 grpc::ChannelArguments ChannelArgumentsFor(const GrpcChannelOptions& options);
+
+// The HTTP/2 window, frame and socket read sizes for large messages (tensors), as gRPC channel
+// arguments: for client channels (ChannelArgumentsFor) and for the server (GrpcServer), whose
+// receive side takes RunStep feeds and RunGraph sends.
+std::vector<std::pair<const char*, int>> LargeMessageArgs();
 
 // A channel to "host:port" (ValidateChannelOptions's and ValidateAddress's errors).
 StatusOr<std::shared_ptr<grpc::Channel>> NewGrpcChannel(const std::string& address,

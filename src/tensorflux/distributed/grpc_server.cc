@@ -109,6 +109,7 @@ Status GrpcServer::Init(const GrpcServerOptions& options) {
   builder.AddListeningPort(absl::StrCat(host, ":", port), sec.credentials, &bound_port_);
   builder.SetMaxReceiveMessageSize(sec.max_message_bytes);
   builder.SetMaxSendMessageSize(sec.max_message_bytes);
+  for (const auto& [name, value] : LargeMessageArgs()) builder.AddChannelArgument(name, value);
   builder.RegisterService(master_service_->service());
   builder.RegisterService(impl_->worker_service->service());
   server_ = builder.BuildAndStart();
