@@ -95,6 +95,11 @@ class GrpcSession : public Session {
                           : kDefaultStepTimeoutMs;
     RunStepReply reply;
     TX_RETURN_IF_ERROR(CallRunStep(call, &reply, step_ms + kTransportSlackMs));
+    if (!reply.decode_status.ok()) {
+      return Status(reply.decode_status.code(),
+                    absl::StrCat(reply.decode_status.message(), " (from the master at ",
+                                 address_, ")"));
+    }
     if (reply.tensors.size() != output_tensor_names.size()) {
       return errors::Internal("the master returned ", reply.tensors.size(), " tensors for ",
                               output_tensor_names.size(), " fetches");

@@ -23,9 +23,10 @@ grpc::Status SerializeRunStepReply(const RunStepReply& reply, grpc::ByteBuffer* 
 }
 
 grpc::Status DeserializeRunStepReply(const grpc::ByteBuffer& in, RunStepReply* reply) {
-  return ToGrpcStatus(DecodeWithNamedTensors(in, kRunStepResponseTensorField, nullptr,
-                                             "RunStep response", &reply->response,
-                                             &reply->tensors));
+  reply->decode_status = DecodeWithNamedTensors(in, kRunStepResponseTensorField, nullptr,
+                                                "RunStep response", &reply->response,
+                                                &reply->tensors);
+  return grpc::Status::OK;
 }
 
 }  // namespace tensorflux

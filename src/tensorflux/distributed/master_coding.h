@@ -5,7 +5,8 @@
 // side can still be a plain protobuf peer: the bytes are the same.
 //
 // Decoding errors: a malformed request is INVALID_ARGUMENT ("Malformed RunStep request: ..."),
-// a malformed response DATA_LOSS; a tensor's own errors (bad dtype or shape) as they are.
+// a malformed response DATA_LOSS (in RunStepReply::decode_status); a tensor's own errors (bad
+// dtype or shape) as they are.
 #pragma once
 
 #include "grpcpp/impl/serialization_traits.h"
@@ -23,9 +24,13 @@ struct RunStepCall {
 };
 
 // RunStepResponse: `response`'s tensor field stays empty, the fetched tensors are `tensors`.
+// `decode_status`: why the received bytes could not be decoded (DATA_LOSS, ...). A failed
+// decode is reported here rather than to gRPC, whose blocking call would replace it by
+// UNIMPLEMENTED "No message returned for unary request".
 struct RunStepReply {
   RunStepResponse response;
   NamedTensors tensors;
+  Status decode_status;
 };
 
 inline constexpr int kRunStepRequestFeedField = 2;      // RunStepRequest.feed
@@ -34,6 +39,7 @@ inline constexpr int kRunStepResponseTensorField = 1;   // RunStepResponse.tenso
 grpc::Status SerializeRunStepCall(const RunStepCall& call, grpc::ByteBuffer* out);
 grpc::Status DeserializeRunStepCall(const grpc::ByteBuffer& in, RunStepCall* call);
 grpc::Status SerializeRunStepReply(const RunStepReply& reply, grpc::ByteBuffer* out);
+// Always OK: the decoding's own status goes to reply->decode_status.
 grpc::Status DeserializeRunStepReply(const grpc::ByteBuffer& in, RunStepReply* reply);
 
 }  // namespace tensorflux

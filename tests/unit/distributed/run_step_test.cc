@@ -3,7 +3,7 @@
 // session on task 0 feeds tensors of several dtypes (string, empty, scalar, a 1 MiB float)
 // through Identity nodes on task 0 (the master's in-process worker) and on task 1 (RunGraph over
 // gRPC), and gets back exactly what it fed. Bytes that are not a RunStepRequest are refused
-// with INVALID_ARGUMENT naming the message.
+// with INVALID_ARGUMENT naming the message; a malformed response is DATA_LOSS naming the master.
 #include <string>
 #include <vector>
 
@@ -12,6 +12,9 @@
 #include "distributed/worker_test_util.h"
 #include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
+#include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
 #include "server_process.h"
 #include "tensorflux/distributed/grpc_channel.h"
 #include "tensorflux/distributed/grpc_server.h"
@@ -129,6 +132,70 @@ TEST(RunStepTest, MalformedRequestIsInvalidArgument) {
   req.set_session_handle("nope");
   raw = testing::RawCall(*channel, "/tensorflux.MasterService/RunStep", req.SerializeAsString());
   EXPECT_EQ(raw.error_code(), grpc::StatusCode::NOT_FOUND) << raw.error_message();
+}
+
+// A master that answers RunStep with `run_step_bytes` and every other call with a
+// CreateSessionResponse of handle "h".
+class FakeMaster : public grpc::CallbackGenericService {
+ public:
+  explicit FakeMaster(std::string run_step_bytes) : run_step_bytes_(std::move(run_step_bytes)) {}
+
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override {
+    class Reactor : public grpc::ServerGenericBidiReactor {
+     public:
+      explicit Reactor(std::string answer) : answer_(std::move(answer)) { StartRead(&request_); }
+      void OnReadDone(bool ok) override {
+        if (!ok) return Finish(grpc::Status(grpc::StatusCode::INTERNAL, "no request"));
+        grpc::Slice slice(answer_);
+        response_ = grpc::ByteBuffer(&slice, 1);
+        StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
+      }
+      void OnDone() override { delete this; }
+
+     private:
+      std::string answer_;
+      grpc::ByteBuffer request_, response_;
+    };
+    const bool run_step = ctx->method() == "/tensorflux.MasterService/RunStep";
+    CreateSessionResponse created;  // for CreateSession (and nothing for CloseSession)
+    created.set_session_handle("h");
+    return new Reactor(run_step ? run_step_bytes_ : created.SerializeAsString());
+  }
+
+ private:
+  const std::string run_step_bytes_;
+};
+
+TEST(RunStepTest, MalformedResponseIsDataLossNamingTheMaster) {
+  RunStepResponse good;
+  Iota<float>(TensorShape({8}), 1.0f).AsProtoTensorContent(good.add_tensor()->mutable_tensor());
+  good.mutable_tensor(0)->set_name("y_0");
+  const std::string bytes = good.SerializeAsString();
+  for (const std::string& answer : {bytes.substr(0, bytes.size() - 3), std::string("\x0a\x02\x12", 3)}) {
+    PinGrpcCallbackThreads();  // a callback-API server in a test process
+    FakeMaster fake(answer);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterCallbackGenericService(&fake);
+    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+    ASSERT_NE(server, nullptr);
+    SessionOptions opts;
+    opts.target = "grpc://127.0.0.1:" + std::to_string(port);
+    opts.config.set_operation_timeout_in_ms(5000);
+    auto session = NewSession(opts);
+    ASSERT_TRUE(session.ok()) << session.status();
+    GraphDef g;
+    AddIdentity(&g, 0, DT_FLOAT, 0);
+    ASSERT_TRUE((*session)->Create(g).ok());
+    std::vector<Tensor> out;
+    Status s = (*session)->Run({{"x_0", Iota<float>(TensorShape({8}), 1.0f)}}, {"y_0"}, {}, &out);
+    EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+    EXPECT_NE(std::string(s.message()).find("Malformed RunStep response"), std::string::npos) << s;
+    EXPECT_NE(std::string(s.message()).find(std::to_string(port)), std::string::npos) << s;
+    (*session)->Close().IgnoreError();
+    server->Shutdown();
+  }
 }
 
 }  // namespace
