@@ -75,6 +75,13 @@ class CallTimes {
     std::nth_element(seconds_.begin(), seconds_.begin() + seconds_.size() / 2, seconds_.end());
     return seconds_[seconds_.size() / 2];
   }
+  // The `q` quantile (0.1: the 10th percentile) of the call times; 0 without samples.
+  double PercentileSeconds(double q) {
+    if (seconds_.empty()) return 0;
+    const size_t i = std::min(seconds_.size() - 1, static_cast<size_t>(q * seconds_.size()));
+    std::nth_element(seconds_.begin(), seconds_.begin() + i, seconds_.end());
+    return seconds_[i];
+  }
   // `amount` per call (flops, bytes) over the median call time, in units of 1e9 per second
   // (GFLOP/s, GB/s); 0 without samples.
   double GigaPerSecond(double amount) {

@@ -1,0 +1,128 @@
+// The round trip of a RunStep between two processes, as a deployment runs it and as gloo's
+// ping-pong is measured (../shared/PEERS.md: about 96 us): a tensorflux-server child process
+// (master + worker of a one-task cluster on 127.0.0.1) and this process as a plain client
+// (GrpcSession: sync calls only, so no gRPC callback threads here, grpc_channel.h). Issue 7's
+// goal: an empty RunStep under 100 us. runstep_bench runs client and server in one process.
+//
+//   BM_ClientEmptyRunStep: fetch of a scalar Const.
+//   BM_ClientFeedFetchRunStep/bytes: a float tensor of `bytes` fed and fetched back through an
+//     Identity (master_coding.h: sent from its buffer, one copy on arrival, each way).
+// Counters: us (median call), us_p10 (10th percentile), cpu_us and switches (this client
+// process, per call), server_switches (the server process's context switches per call, from
+// /proc). The process tunes malloc as a server would (TX_NO_MALLOC_TUNING=1: glibc's defaults).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "bench_util.h"
+#include "distributed/server_process.h"
+#include "tensorflux/distributed/grpc_channel.h"
+#include "tensorflux/distributed/grpc_session.h"
+
+namespace tensorflux::bench {
+namespace {
+
+// Voluntary + involuntary context switches of every thread of `pid` so far.
+int64_t ProcessSwitches(pid_t pid) {
+  int64_t n = 0;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream status(task.path() / "status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.find("ctxt_switches:") != std::string::npos) {
+        n += std::atoll(line.substr(line.find(':') + 1).c_str());
+      }
+    }
+  }
+  return n;
+}
+
+double CpuMicros(const rusage& r) {
+  return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
+}
+
+void Measure(benchmark::State& state, const GraphDef& graph,
+             const std::vector<std::pair<std::string, Tensor>>& feeds, const std::string& fetch) {
+  const int port = server_test::FreePort();
+  server_test::ServerProcess server;
+  server.Start({"--cluster", "worker=127.0.0.1:" + std::to_string(port), "--job", "worker",
+                "--task", "0"});
+  if (!server.WaitListening()) {
+    state.SkipWithError(("tensorflux-server did not start: " + server.log()).c_str());
+    return;
+  }
+  SessionOptions opts;
+  opts.target = "grpc://127.0.0.1:" + std::to_string(port);
+  auto created = NewGrpcSession(opts);  // named, so the library that serves grpc:// is linked
+  std::vector<Tensor> out;
+  Status s = created.ok() ? (*created)->Create(graph) : created.status();
+  if (s.ok()) s = (*created)->Run(feeds, {fetch}, {}, &out);  // compiles the step
+  if (!s.ok()) {
+    state.SkipWithError(s.ToString().c_str());
+    return;
+  }
+  std::unique_ptr<Session> session = *std::move(created);
+  CallTimes times;
+  rusage before, after;
+  const int64_t server_before = ProcessSwitches(server.pid());
+  getrusage(RUSAGE_SELF, &before);
+  if (!TimeInterleaved(state, session.get(), feeds, fetch, &times, {})) return;
+  getrusage(RUSAGE_SELF, &after);
+  const double calls = static_cast<double>(state.iterations());
+  state.counters["us"] = times.MedianSeconds() * 1e6;
+  state.counters["us_p10"] = times.PercentileSeconds(0.1) * 1e6;
+  state.counters["cpu_us"] = (CpuMicros(after) - CpuMicros(before)) / calls;
+  state.counters["switches"] =
+      static_cast<double>(after.ru_nvcsw + after.ru_nivcsw - before.ru_nvcsw - before.ru_nivcsw) /
+      calls;
+  state.counters["server_switches"] =
+      static_cast<double>(ProcessSwitches(server.pid()) - server_before) / calls;
+  session->Close().IgnoreError();
+}
+
+void BM_ClientEmptyRunStep(benchmark::State& state) {
+  GraphDef g;
+  AddConst(&g, "c", Tensor::Scalar<float>(1.0f));
+  Measure(state, g, {}, "c");
+}
+BENCHMARK(BM_ClientEmptyRunStep)->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(1.0);
+
+void BM_ClientFeedFetchRunStep(benchmark::State& state) {
+  GraphDef g;
+  AddPlaceholder(&g, "x", TensorShape({state.range(0) / 4}));
+  NodeDef* y = AddNode(&g, "y", "Identity", {"x"});
+  AddNodeAttr("T", DT_FLOAT, y);
+  Measure(state, g, {{"x", RandomFloats(TensorShape({state.range(0) / 4}), 1)}}, "y");
+}
+BENCHMARK(BM_ClientFeedFetchRunStep)->Arg(4)->Arg(1 << 20)->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+class Reporter : public SummaryReporter {
+ public:
+  void PrintSummary() const override {
+    std::printf("\nRunStep round trip, client process -> tensorflux-server process (loopback)\n");
+    std::printf("%-32s %9s %9s %9s %9s %9s\n", "step", "median us", "p10 us", "cpu_us",
+                "switches", "server sw");
+    for (const char* k : {"BM_ClientEmptyRunStep", "BM_ClientFeedFetchRunStep/4",
+                          "BM_ClientFeedFetchRunStep/1048576"}) {
+      std::printf("%-32s %9.1f %9.1f %9.1f %9.1f %9.1f\n", k, Get(k, "us"), Get(k, "us_p10"),
+                  Get(k, "cpu_us"), Get(k, "switches"), Get(k, "server_switches"));
+    }
+  }
+};
+
+}  // namespace
+}  // namespace tensorflux::bench
+
+int main(int argc, char** argv) {
+  // As tensorflux-server and runstep_bench do (grpc_channel.h); TX_NO_MALLOC_TUNING=1 leaves
+  // glibc's defaults, as a client that does not call it (the Python module) runs.
+  const char* no_tuning = std::getenv("TX_NO_MALLOC_TUNING");
+  if (no_tuning == nullptr || std::string(no_tuning) != "1") tensorflux::TuneMallocForLargeTransfers();
+  tensorflux::bench::Reporter reporter;
+  return tensorflux::bench::RunBenchmarks(argc, argv, &reporter);
+}
