@@ -148,8 +148,6 @@ const std::vector<Cfg>& Configs() {
       {{2, 3, 2, 4}, 5, 4, 1, 1, "SAME", {}},     // window larger than the input
       {{1, 1, 1, 1}, 1, 1, 1, 1, "VALID", {}},
       {{2, 6, 7, 3}, 3, 3, 2, 3, "EXPLICIT", {1, 2, 0, 2}},
-      {{2, 14, 14, 32}, 2, 2, 2, 2, "VALID", {}},  // the CNN's pooling: tiled MaxPoolGrad
-      {{1, 6, 9, 7}, 3, 3, 3, 3, "SAME", {}},      // tiled 3x3 windows
   };
   return *cfgs;
 }

@@ -5,8 +5,7 @@
 //   pooling_avg_exclude_padding (TF's AvgPool divides by the number of valid elements).
 //   MaxPoolGrad runs the forward pass again as forward_training to get oneDNN's workspace (the
 //   argmax of every window) and then the backward primitive; oneDNN keeps the first maximum of a
-//   window, as TF does (tested with ties). Except when the windows tile the input (2x2 / 2 on an
-//   even size, the usual CNN case): then one pass of PoolLoops::MaxBackwardTiled, every dtype.
+//   window, as TF does (tested with ties).
 // float64, half, bfloat16 and the integer MaxPool types: one direct-loop template (PoolLoops)
 //   — oneDNN has no float64, and the gradient checker needs float64. Half and bfloat16 average
 //   in float. The loops split the batch x output-rows space over the intra-op pool. Without
@@ -145,47 +144,6 @@ struct PoolLoops {
       }
     });
   }
-  // MaxPoolGrad when the windows tile the input (WindowsTile): every input element is written
-  // once, the window's gradient at its first maximum (as Backward routes it) and 0 elsewhere: no
-  // zero fill, no accumulation buffer, one pass over the input. (The float32 oneDNN path ran
-  // the forward pooling again for its workspace and then the backward primitive.)
-  static void MaxBackwardTiled(OpKernelContext* ctx, const PoolWindow& w, const T* in,
-                               const T* grad, T* in_grad) {
-    const int64_t C = w.depth, kk = w.k_rows * w.k_cols;
-    Shard(ctx, w.batch * w.out_rows, w.out_cols * kk * C, [&](int64_t r0, int64_t r1) {
-      std::vector<Acc> best(static_cast<size_t>(C));
-      std::vector<int32_t> arg(static_cast<size_t>(C));
-      Acc* bp = best.data();
-      int32_t* ap = arg.data();
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t b = r / w.out_rows, oy = r % w.out_rows;
-        for (int64_t ox = 0; ox < w.out_cols; ++ox) {
-          // Offset of window element j (row-major within the window).
-          auto at = [&](int64_t j) {
-            const int64_t y = oy * w.k_rows + j / w.k_cols, x = ox * w.k_cols + j % w.k_cols;
-            return ((b * w.in_rows + y) * w.in_cols + x) * C;
-          };
-          const T* g = grad + ((b * w.out_rows + oy) * w.out_cols + ox) * C;
-          const T* p0 = in + at(0);
-          for (int64_t c = 0; c < C; ++c) bp[c] = Acc(p0[c]), ap[c] = 0;
-          for (int32_t j = 1; j < kk; ++j) {
-            const T* p = in + at(j);
-            for (int64_t c = 0; c < C; ++c) {
-              const Acc v = Acc(p[c]);
-              const bool greater = v > bp[c];
-              bp[c] = greater ? v : bp[c];
-              ap[c] = greater ? j : ap[c];
-            }
-          }
-          for (int32_t j = 0; j < kk; ++j) {
-            T* o = in_grad + at(j);
-            for (int64_t c = 0; c < C; ++c) o[c] = ap[c] == j ? g[c] : T();
-          }
-        }
-      }
-    });
-  }
-
   // out[window] = g[first maximum of `in` in the window] (g has the input's shape).
   static void GatherAtMax(OpKernelContext* ctx, const PoolWindow& w, const T* in, const T* g,
                           T* out) {
@@ -311,20 +269,9 @@ void RunForward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, const 
   PoolLoops<T>::Forward(ctx, w, kind, in, out);
 }
 
-// Whether every input element lies in exactly one window: stride = window, no padding, and the
-// windows cover the input (e.g. 2x2 / 2 pooling of an even-sized input).
-bool WindowsTile(const PoolWindow& w) {
-  return w.s_rows == w.k_rows && w.s_cols == w.k_cols && w.pad_top == 0 && w.pad_left == 0 &&
-         w.out_rows * w.k_rows == w.in_rows && w.out_cols * w.k_cols == w.in_cols;
-}
-
 template <typename T>
 void RunBackward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, const T* in,
                  const T* grad, T* in_grad) {
-  if (kind == PoolKind::kMax && WindowsTile(w)) {
-    PoolLoops<T>::MaxBackwardTiled(ctx, w, in, grad, in_grad);
-    return;
-  }
 #ifdef TX_HAVE_DNNL
   if constexpr (std::is_same_v<T, float>) {
     OP_REQUIRES_OK(ctx, DnnlBackward(ctx, w, kind, in, grad, in_grad));
