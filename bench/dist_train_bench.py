@@ -31,11 +31,9 @@ import time
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(_HERE, "..", "examples", "fashion_mnist"))
-sys.path.insert(0, os.path.join(_HERE, "..", "tests", "python"))
 
 import tensorflux as tx  # noqa: E402
 import model  # noqa: E402
-from server_procs import LocalClusterProcesses, server_binary  # noqa: E402
 
 BATCH = {"cnn": 64, "mlp": 128}
 
@@ -140,10 +138,11 @@ def distributed(model_name, workers, args, log_dir):
         n = str(threads if job == "worker" else 1)
         return {"OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "OMP_WAIT_POLICY": "PASSIVE"}
 
-    with LocalClusterProcesses({"ps": 1, "worker": workers}, log_dir, flags, env) as cluster:
-        return measure(cluster.target("worker", 0), None, model_name, args.data_dir,
+    with tx.train.LocalCluster(num_workers=workers, num_ps=1, log_dir=log_dir,
+                               server_args=flags, env=env) as cluster:
+        return measure(cluster.target(), None, model_name, args.data_dir,
                        ["/job:worker/task:%d" % i for i in range(workers)], "/job:ps/task:0",
-                       args, {"%s%d" % key: p.pid for key, p in cluster.procs.items()})
+                       args, {"%s%d" % t: cluster.process(*t).pid for t in cluster.tasks()})
 
 
 def main():
@@ -162,8 +161,8 @@ def main():
     except FileNotFoundError as e:
         print("dist_train_bench: SKIPPED: %s" % e)
         return
-    if not os.access(server_binary(), os.X_OK):
-        print("dist_train_bench: SKIPPED: %s not built (make build)" % server_binary())
+    if tx.train.LocalCluster.server_binary() is None:
+        print("dist_train_bench: SKIPPED: tensorflux-server is not built (make build)")
         return
     print("uptime: " + open("/proc/loadavg").read().strip())
     for name in args.models.split(","):

@@ -3,8 +3,8 @@
     PYTHONPATH=build/python /usr/bin/python3 examples/fashion_mnist/train.py [flags]
 
 Cluster (--cluster):
-  local (default)   starts 1 ps + --workers tensorflux-server processes (build/bin) on free
-                    loopback ports and stops them at exit, on Ctrl-C and on errors;
+  local (default)   starts 1 ps + --workers tensorflux-server processes (tx.train.LocalCluster)
+                    on free loopback ports and stops them at exit, on Ctrl-C and on errors;
   none              in process: one tower per CPU device (--workers CPU devices);
   grpc://HOST:PORT  a running cluster (its ps and worker tasks are read from the master);
   TF_CONFIG         when set and --cluster is not given, its "cluster" (and "task": the master
@@ -51,8 +51,6 @@ import trainer  # noqa: E402  pylint: disable=wrong-import-position
 
 UsageError = trainer.UsageError
 
-_REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
 
 def parse_args(argv):
     class Formatter(argparse.ArgumentDefaultsHelpFormatter,
@@ -79,9 +77,9 @@ def parse_args(argv):
                    help="stop at this global step (the schedule ends there too)")
     p.add_argument("--eval-examples", type=int, default=model.NUM_TEST,
                    help="test images evaluated (the first N)")
-    p.add_argument("--server-bin", default=os.path.join(_REPO, "build", "bin",
-                                                        "tensorflux-server"),
-                   help="tensorflux-server of the local cluster")
+    p.add_argument("--server-bin", default=None,
+                   help="tensorflux-server of the local cluster; unset: $TX_BIN_DIR's, else the "
+                        "build tree's of the imported tensorflux (build/bin), else PATH's")
     args = p.parse_args(argv)
     for name in ("epochs", "batch_size", "workers", "eval_examples"):
         if getattr(args, name) < 1:

@@ -1,7 +1,8 @@
 """tx.train: training under TF 1.x's tf.train names: optimizers, the global step,
-learning-rate schedules, the Saver, and distributed training (ClusterSpec,
-replica_device_setter, SyncReplicasOptimizer, in-graph towers, MonitoredTrainingSession and its
-hooks, QueueRunner and Coordinator)."""
+learning-rate schedules, the Saver, and distributed training (ClusterSpec, Server,
+LocalCluster: tensorflux-server processes on loopback, replica_device_setter,
+SyncReplicasOptimizer, in-graph towers, MonitoredTrainingSession and its hooks, QueueRunner and
+Coordinator)."""
 
 from tensorflux.training.learning_rate_decay import cosine_decay  # noqa: F401
 from tensorflux.training.learning_rate_decay import cosine_decay_restarts  # noqa: F401
@@ -25,6 +26,8 @@ from tensorflux.training.saver import Saver  # noqa: F401
 from tensorflux.training.saver import get_checkpoint_state  # noqa: F401
 from tensorflux.training.saver import latest_checkpoint  # noqa: F401
 from tensorflux.training.server_lib import Server  # noqa: F401
+from tensorflux.training.local_cluster import LocalCluster  # noqa: F401
+from tensorflux.training.local_cluster import LocalClusterError  # noqa: F401
 from tensorflux.training.basic_session_run_hooks import CheckpointSaverHook  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import CheckpointSaverListener  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import FeedFnHook  # noqa: F401,E402

@@ -11,13 +11,12 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
-from server_procs import LocalClusterProcesses, server_binary
 
 
-@pytest.mark.skipif(not os.path.exists(server_binary()),
-                    reason="build/bin/tensorflux-server not built")
+@pytest.mark.skipif(tx.train.LocalCluster.server_binary() is None,
+                    reason="tensorflux-server is not built")
 def test_worker_killed_and_restarted_during_training(tmp_path):
-    with LocalClusterProcesses({"ps": 1, "worker": 2}, str(tmp_path)) as cluster:
+    with tx.train.LocalCluster(num_workers=2, num_ps=1, log_dir=str(tmp_path)) as cluster:
         g = tx.Graph()
         with g.as_default():
             step = tx.train.get_or_create_global_step()
@@ -53,10 +52,8 @@ def test_worker_killed_and_restarted_during_training(tmp_path):
                         killed = True
                         kill_step, restore_step = done, saved_step
                         t0 = time.time()
-                        p = cluster.procs[("worker", 1)]
-                        p.send_signal(signal.SIGKILL)
-                        p.wait()
-                        cluster.start("worker", 1)
+                        assert cluster.kill("worker", 1) == -signal.SIGKILL
+                        cluster.restart("worker", 1)
                         assert time.time() - t0 < 60
         assert killed
         # The session was recreated from the checkpoint of restore_step: the step after the kill

@@ -5,17 +5,15 @@ while one of its _Recv is in flight: the graph makes that a matter of structure,
 (see test_compute_overlaps_a_pending_recv)."""
 
 import json
-import os
 import re
 
 import numpy as np
 import pytest
 
 import tensorflux as tx
-from server_procs import LocalClusterProcesses, server_binary
 
-pytestmark = pytest.mark.skipif(not os.path.exists(server_binary()),
-                                reason="build/bin/tensorflux-server not built")
+pytestmark = pytest.mark.skipif(tx.train.LocalCluster.server_binary() is None,
+                                reason="tensorflux-server is not built")
 
 DEVICES = ["/job:ps/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0",
            "/job:worker/replica:0/task:1/device:CPU:0"]
@@ -24,8 +22,8 @@ CHAIN = 12  # matmuls of 384 x 384 on worker 1: tens of ms of compute
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with LocalClusterProcesses({"ps": 1, "worker": 2},
-                               str(tmp_path_factory.mktemp("timeline"))) as c:
+    with tx.train.LocalCluster(num_workers=2, num_ps=1,
+                               log_dir=str(tmp_path_factory.mktemp("timeline"))) as c:
         yield c
 
 

@@ -24,17 +24,13 @@ import tensorflux as tx
 _REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 _DIR = os.path.join(_REPO, "examples", "fashion_mnist")
 TRAIN = os.path.join(_DIR, "train.py")
-SERVER = os.path.join(os.path.dirname(tx.__file__), "..", "..", "bin", "tensorflux-server")
 DATA = "/usr/share/datasets/fashion-mnist"
 SHORT = ["--eval-examples", "200", "--batch-size", "16"]
 
-sys.path.insert(0, _DIR)
-import cluster_setup  # noqa: E402  pylint: disable=wrong-import-position
-
 needs_data = pytest.mark.skipif(not os.path.isdir(DATA),
                                 reason="Debian's dataset-fashion-mnist is not installed")
-needs_server = pytest.mark.skipif(not os.path.exists(SERVER),
-                                  reason="build/bin/tensorflux-server not built")
+needs_server = pytest.mark.skipif(tx.train.LocalCluster.server_binary() is None,
+                                  reason="tensorflux-server is not built")
 
 
 def _env(**extra):
@@ -248,19 +244,18 @@ def test_a_dead_worker_ends_the_run_with_one_line_and_no_servers(tmp_path):
 def test_tf_config_and_grpc_clusters(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
-    with cluster_setup.LocalCluster(SERVER, num_ps=1, num_workers=2,
-                                    log_dir=str(logs)) as servers:
+    with tx.train.LocalCluster(num_workers=2, num_ps=1, log_dir=str(logs)) as servers:
         tf_config = json.dumps({"cluster": servers.spec,
                                 "task": {"type": "worker", "index": 1}})
         a = _run(["--out", str(tmp_path / "a"), "--max-steps", "2"] + SHORT,
                  TF_CONFIG=tf_config)
         b = _run(["--out", str(tmp_path / "b"), "--max-steps", "2", "--cluster",
-                  servers.target] + SHORT)
+                  servers.target()] + SHORT)
     for proc in (a, b):
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip().splitlines()[-1].startswith("test_accuracy=")
     assert "TF_CONFIG cluster" in a.stdout and servers.spec["worker"][1] in a.stdout
-    assert ("cluster at %s: 1 ps, 2 workers" % servers.target) in b.stdout
+    assert ("cluster at %s: 1 ps, 2 workers" % servers.target()) in b.stdout
     # The same seed and data on the same towers: the same losses either way, and in process
     # (two CPU towers, one session) as on the cluster.
     c = _run(["--out", str(tmp_path / "c"), "--max-steps", "2", "--cluster", "none"] + SHORT)

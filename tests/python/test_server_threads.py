@@ -3,16 +3,13 @@
 thread that makes it ready, the RPC thread of a received gradient included) and workers with one
 thread each train the same values as numpy."""
 
-import os
-
 import numpy as np
 import pytest
 
 import tensorflux as tx
-from server_procs import LocalClusterProcesses, server_binary
 
-pytestmark = pytest.mark.skipif(not os.path.exists(server_binary()),
-                                reason="build/bin/tensorflux-server not built")
+pytestmark = pytest.mark.skipif(tx.train.LocalCluster.server_binary() is None,
+                                reason="tensorflux-server is not built")
 
 
 def test_inline_ps_and_single_thread_workers_train_like_numpy(tmp_path):
@@ -24,7 +21,8 @@ def test_inline_ps_and_single_thread_workers_train_like_numpy(tmp_path):
     rng = np.random.RandomState(5)
     xs, ys, w0 = rng.randn(2, 8, 3), rng.randn(2, 8, 1), rng.randn(3, 1)
     lr, steps = 0.1, 4
-    with LocalClusterProcesses({"ps": 1, "worker": 2}, str(tmp_path), flags) as cluster:
+    with tx.train.LocalCluster(num_workers=2, num_ps=1, log_dir=str(tmp_path),
+                               server_args=flags) as cluster:
         with tx.Graph().as_default():
             with tx.device("/job:ps/task:0"):
                 w = tx.Variable(w0, name="w")
