@@ -21,12 +21,22 @@ def data_files(data_dir, split):
     """(images path, labels path) of `split` ('train' or 'test') in data_dir. Raises
     FileNotFoundError naming every missing file and the Debian package that provides them."""
     paths = tuple(os.path.join(data_dir, name) for name in FILES[split])
+    _require(paths)
+    return paths
+
+
+def require_all_files(data_dir):
+    """Raises data_files' FileNotFoundError naming every missing file of both splits."""
+    _require([os.path.join(data_dir, name) for split in ("train", "test")
+              for name in FILES[split]])
+
+
+def _require(paths):
     missing = [p for p in paths if not os.path.isfile(p)]
     if missing:
         raise FileNotFoundError(
             "Fashion-MNIST not found: missing %s (install Debian's dataset-fashion-mnist package, "
             "which scripts/setup does, or pass --data-dir)" % ", ".join(missing))
-    return paths
 
 
 def dataset(data_dir, split, batch_size, num_shards=1, shard_index=0, shuffle_seed=None,

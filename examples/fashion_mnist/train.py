@@ -103,6 +103,7 @@ def check_data(data_dir):
     their headers (uint8, 28x28 images, as many labels as images, 60000 / 10000 items); a
     UsageError naming the file otherwise. Reads the 55 MB once (about half a second)."""
     try:
+        model.require_all_files(data_dir)
         for split, count in (("train", model.NUM_TRAIN), ("test", model.NUM_TEST)):
             images, labels = model.data_files(data_dir, split)
             for path, dims in ((images, [count, 28, 28]), (labels, [count])):

@@ -92,6 +92,10 @@ def test_missing_data_is_one_line_and_exit_2(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "dataset-fashion-mnist" in lines[0] and str(tmp_path) in lines[0]
+    # Every missing file is named at once (the test split's too, not only the first split's).
+    for name in ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"):
+        assert os.path.join(str(tmp_path), name) in lines[0], lines[0]
 
 
 @needs_data

@@ -29,14 +29,17 @@ def _write_idx(path, images):
 
 
 def _write_png(path, image):
-    """A greyscale 8-bit PNG (filter 0 on every row)."""
+    """An 8-bit PNG (filter 0 on every row): greyscale for uint8 [H, W], RGB for [H, W, 3],
+    RGBA for [H, W, 4]."""
     def chunk(kind, data):
         return (struct.pack(">I", len(data)) + kind + data
                 + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-    h, w = image.shape
+    h, w = image.shape[:2]
+    color_type = {2: 0, 3: 2, 4: 6}[image.shape[2] if image.ndim == 3 else 2]
     raw = b"".join(b"\x00" + image[r].tobytes() for r in range(h))
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+        f.write(b"\x89PNG\r\n\x1a\n"
+                + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, color_type, 0, 0, 0))
                 + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
@@ -92,6 +95,41 @@ def test_idx_npy_png_agree_with_session(model):
         assert got_name == name
         assert cls == CLASSES[int(np.argmax(want[i]))]
         assert float(prob) == pytest.approx(float(want[i].max()), abs=6e-5)
+
+
+def test_colour_png_is_converted_to_grey(model, tmp_path):
+    # R = G = B (and opaque alpha): libpng's grey conversion gives back the grey pixels, so the
+    # prediction is the greyscale image's; before, the 3 (4) channels were split into 3 (4)
+    # "images" of 784 values each.
+    d, data, want = model
+    rgb = np.repeat(data[2][..., None], 3, axis=2)
+    _write_png(tmp_path / "rgb.png", rgb)
+    _write_png(tmp_path / "rgba.png", np.concatenate(
+        [rgb, np.full((28, 28, 1), 255, np.uint8)], axis=2))
+    r = _run(d / "model.pb", "--images", tmp_path / "rgb.png", "--images", tmp_path / "rgba.png")
+    assert r.returncode == 0, r.stderr
+    rows = _parse(r.stdout)
+    assert [row[0] for row in rows] == [str(tmp_path / "rgb.png"), str(tmp_path / "rgba.png")]
+    for _, cls, prob in rows:
+        assert cls == CLASSES[int(np.argmax(want[2]))]
+        assert float(prob) == pytest.approx(float(want[2].max()), abs=6e-5)
+
+
+def test_images_of_the_wrong_shape_are_refused(model, tmp_path):
+    # 56x28 = two images' worth of values: refused, not split into two images.
+    d, data, _ = model
+    _write_png(tmp_path / "tall.png", np.concatenate([data[0], data[1]]))
+    np.save(tmp_path / "wide.npy", np.concatenate([data[0], data[1]], axis=1))
+    for name, shape in (("tall.png", "[56,28,1]"), ("wide.npy", "[28,56]")):
+        r = _run(d / "model.pb", "--images", tmp_path / name)
+        assert r.returncode == 1 and r.stdout == "", r.stdout
+        assert "INVALID_ARGUMENT" in r.stderr and name in r.stderr and shape in r.stderr, r.stderr
+    # The channel dim is optional: [N, 28, 28, 1] is a stack of [28, 28] images.
+    np.save(tmp_path / "nhwc.npy", data[:2, :, :, None])
+    r = _run(d / "model.pb", "--images", tmp_path / "nhwc.npy")
+    assert r.returncode == 0, r.stderr
+    assert [row[0] for row in _parse(r.stdout)] == [
+        "%s[%d]" % (tmp_path / "nhwc.npy", i) for i in range(2)]
 
 
 def test_bad_inputs_give_clear_errors(model, tmp_path):

@@ -43,8 +43,10 @@ const char kPredictUsage[] =
     "  --batch_size N   images per Session::Run (default 256)\n"
     "\n"
     "Pixels are fed as they are (converted to the placeholder's dtype): a model trained on\n"
-    "scaled pixels must scale them in its graph. Each image must hold as many values as one\n"
-    "item of the placeholder's shape (e.g. 28x28 for [?,28,28,1]).\n"
+    "scaled pixels must scale them in its graph. Each image must have the shape of one item\n"
+    "of the placeholder (28x28 or 28x28x1 for [?,28,28,1]; any layout of as many values for a\n"
+    "flat [?,784]); a PNG is decoded to the item's channels (a colour PNG to grey for a\n"
+    "one-channel model, as TF's decode_png(channels=1) does).\n"
     "\n"
     "Errors print `CODE: message` to stderr and exit with status 1.\n";
 
@@ -132,9 +134,9 @@ StatusOr<std::string> DefaultOutput(const GraphDef& g) {
   return sinks[0];
 }
 
-// One PNG file decoded by the DecodePng kernel (one channel for greyscale models is the
-// caller's choice: the file's channels are kept).
-StatusOr<Tensor> DecodePngFile(const std::string& path) {
+// One PNG file decoded by the DecodePng kernel into [height, width, channels] uint8; channels 0
+// keeps the file's, 1 converts colour to grey (libpng's conversion, as TF's decode_png does).
+StatusOr<Tensor> DecodePngFile(const std::string& path, int channels) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return errors::NotFound("cannot open image file ", path);
   std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -148,6 +150,7 @@ StatusOr<Tensor> DecodePngFile(const std::string& path) {
   dec->set_name("decode");
   dec->set_op("DecodePng");
   dec->add_input("png");
+  (*dec->mutable_attr())["channels"].set_i(channels);
   TX_ASSIGN_OR_RETURN(auto session, NewSession(SessionOptions()));
   TX_RETURN_IF_ERROR(session->Create(g));
   std::vector<Tensor> out;
@@ -156,28 +159,63 @@ StatusOr<Tensor> DecodePngFile(const std::string& path) {
   return out[0];
 }
 
+// The PNG channels to decode for a model whose input item is `item`: its last dim for
+// [H, W, C] (C 1-4), grey for [H, W], the file's own otherwise (a flat item).
+int PngChannels(const TensorShape& item) {
+  if (item.dims() == 2) return 1;
+  if (item.dims() == 3 && item.dim_size(2) >= 1 && item.dim_size(2) <= 4)
+    return static_cast<int>(item.dim_size(2));
+  return 0;
+}
+
+// Dims [from, rank) of `shape` without a trailing 1, so that a greyscale image matches with or
+// without its channel dim ([28, 28] and [28, 28, 1]).
+std::vector<int64_t> ImageDims(absl::Span<const int64_t> shape, size_t from) {
+  std::vector<int64_t> d(shape.begin() + std::min(from, shape.size()), shape.end());
+  if (d.size() >= 2 && d.back() == 1) d.pop_back();
+  return d;
+}
+
 // The images of one file as [count, values per image] (any dtype), with their labels.
 struct ImageBatch {
   Tensor values;
   std::vector<std::string> ids;
 };
 
-StatusOr<ImageBatch> ReadImages(const std::string& path, int64_t per_image) {
+// A file holds one image or a stack [N] + image. For an item of rank >= 2 its dims must be the
+// item's (a trailing channel dim of 1 optional on either side); for a flat item ([784]) any
+// layout with a multiple of its values is taken (e.g. IDX [N, 28, 28]).
+StatusOr<ImageBatch> ReadImages(const std::string& path, const TensorShape& item) {
+  const int64_t per_image = item.num_elements();
   Tensor t;
-  bool single = false;
+  bool png = false;
   if (absl::EndsWithIgnoreCase(path, ".png")) {
-    TX_ASSIGN_OR_RETURN(t, DecodePngFile(path));
-    single = true;
+    TX_ASSIGN_OR_RETURN(t, DecodePngFile(path, PngChannels(item)));
+    png = true;
   } else if (absl::EndsWithIgnoreCase(path, ".npy")) {
     TX_ASSIGN_OR_RETURN(t, ReadNpyFile(path));
-    single = t.NumElements() == per_image;
   } else {
     TX_ASSIGN_OR_RETURN(auto reader, io::IdxReader::Open(path));
     TX_RETURN_IF_ERROR(reader->ReadAll(&t));
   }
-  if (per_image <= 0 || t.NumElements() % per_image != 0)
-    return errors::InvalidArgument(path, ": ", t.shape().DebugString(), " values do not split ",
-                                   "into images of ", per_image, " values (the model input's item)");
+  bool single;
+  if (item.dims() >= 2) {
+    const std::vector<int64_t> want = ImageDims(item.dim_sizes(), 0);
+    single = ImageDims(t.shape().dim_sizes(), 0) == want;
+    const bool stack = !png && t.dims() >= 1 && ImageDims(t.shape().dim_sizes(), 1) == want;
+    if (!single && !stack)
+      return errors::InvalidArgument(
+          path, ": ", png ? "a PNG image of " : "shape ", t.shape().DebugString(),
+          png ? " (height, width, channels)" : "", " is not ",
+          png ? "" : "one image or a stack of images of ", item.DebugString(), " (",
+          per_image, " values: the model input's item)");
+  } else {
+    single = png || t.NumElements() == per_image;
+    if (per_image <= 0 || t.NumElements() % per_image != 0 || (png && !single))
+      return errors::InvalidArgument(path, ": ", t.shape().DebugString(),
+                                     " values do not split into images of ", per_image,
+                                     " values (the model input's item)");
+  }
   const int64_t count = t.NumElements() / per_image;
   ImageBatch b;
   b.values = Tensor(t.dtype(), TensorShape({count, per_image}));
@@ -256,7 +294,7 @@ Status Predict(const PredictArgs& args) {
   TX_RETURN_IF_ERROR(session->Create(g));
   const std::string fetch = absl::StrContains(output, ':') ? output : output + ":0";
   for (const std::string& path : args.images) {
-    TX_ASSIGN_OR_RETURN(ImageBatch batch, ReadImages(path, item.num_elements()));
+    TX_ASSIGN_OR_RETURN(ImageBatch batch, ReadImages(path, item));
     const int64_t n = batch.values.dim_size(0);
     for (int64_t b = 0; b < n; b += args.batch_size) {
       const int64_t e = std::min(n, b + args.batch_size);
