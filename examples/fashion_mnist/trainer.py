@@ -4,7 +4,9 @@ training epochs with progress and summaries, checkpoints, evaluation, and the fr
 Steps: every tower reads batch_size images of its own shard per step (drop_remainder, so all
 towers take the same number of steps: an epoch is floor(smallest shard / batch_size) steps and
 the towers' iterators are re-initialized, reshuffled, at each epoch). A run resumed from a
-checkpoint taken inside an epoch does that epoch's remaining steps on a fresh shuffle.
+checkpoint taken inside an epoch does that epoch's remaining steps on a fresh shuffle; the
+interrupted run left its part of the epoch in history.json (an entry with "partial": true), so
+the epoch's line and report row cover the steps of both runs.
 """
 
 import json
@@ -200,10 +202,12 @@ def run(args, cluster):
     with graph.as_default():
         g = Graph(args, cluster, steps_per_epoch, total_steps)
     history = _load_history(args.out)
+    # An interrupted run's part of its last epoch (see the KeyboardInterrupt handler below).
+    partial = history.pop() if history and history[-1].get("partial") else None
     writer = tx.summary.FileWriter(args.out, graph=graph)
     sess = tx.Session(cluster.target, graph=graph, config=cluster.config)
     ckpt_prefix = os.path.join(args.out, "model.ckpt")
-    step, labels, preds = 0, None, None
+    step, labels, preds, cur, t0 = 0, None, None, None, None
     try:
         resumed = _restore_or_init(sess, g, args.out)
         step = int(sess.run(g.global_step))
@@ -216,9 +220,14 @@ def run(args, cluster):
             todo = min(steps_per_epoch - step % steps_per_epoch, total_steps - step)
             sess.run([it.initializer for it in g.train_iterators])
             bar = Progress(todo, epoch, args.epochs)
-            loss_sum = correct = 0.0
-            step_losses = []
+            cur = {"epoch": epoch, "loss_sum": 0.0, "correct": 0.0, "seconds": 0.0,
+                   "step_losses": []}
+            if partial is not None and partial["epoch"] == epoch:
+                cur = {k: partial[k] for k in cur}
+            partial = None
+            step_losses = cur["step_losses"]
             t0 = time.perf_counter()
+            done = 0
             for _ in range(todo):
                 run_steps += 1
                 if not traced and run_steps == TRACE_STEP:
@@ -228,26 +237,28 @@ def run(args, cluster):
                     _, loss, hit, lr = sess.run([g.train_op, g.loss, g.correct,
                                                  g.learning_rate])
                 step += 1
-                loss_sum += loss
-                correct += hit
+                done += 1
+                cur["loss_sum"] += float(loss)
+                cur["correct"] += float(hit)
                 step_losses.append(float(loss))
-                seconds = time.perf_counter() - t0
-                rate = len(step_losses) * images_per_step / max(seconds, 1e-9)
+                rate = done * images_per_step / max(time.perf_counter() - t0, 1e-9)
                 bar.update(loss="%.4f" % loss, acc="%.3f" % (hit / images_per_step),
                            lr="%.2e" % lr, img_s="%.0f" % rate)
-                if step % SUMMARY_EVERY == 0 or len(step_losses) == todo:
+                if step % SUMMARY_EVERY == 0 or done == todo:
                     writer.add_scalars({"loss": loss, "accuracy": hit / images_per_step,
                                         "learning_rate": lr, "images_per_second": rate}, step)
             bar.close()
-            seconds = time.perf_counter() - t0
+            cur["seconds"] += time.perf_counter() - t0
+            t0 = None
             labels, preds = evaluate(sess, g)
             test_acc = float(np.mean(labels == preds))
             n = len(step_losses)
-            entry = {"epoch": epoch, "step": step, "loss": loss_sum / n,
-                     "train_accuracy": correct / (n * images_per_step),
+            entry = {"epoch": epoch, "step": step, "loss": cur["loss_sum"] / n,
+                     "train_accuracy": cur["correct"] / (n * images_per_step),
                      "test_accuracy": test_acc,
-                     "images_per_sec": n * images_per_step / seconds,
+                     "images_per_sec": n * images_per_step / cur["seconds"],
                      "learning_rate": float(lr), "step_losses": step_losses}
+            cur = None
             history.append(entry)
             writer.add_scalars({"test_accuracy": test_acc}, step)
             writer.flush()
@@ -263,6 +274,12 @@ def run(args, cluster):
         step = int(sess.run(g.global_step))
         if step:
             path = g.saver.save(sess, ckpt_prefix, global_step=step)
+            if cur is not None and cur["step_losses"]:
+                # The epoch's figures so far (the steps whose losses came back: the step the
+                # signal interrupted may be in the checkpoint without them), for the resumed run.
+                if t0 is not None:
+                    cur["seconds"] += time.perf_counter() - t0
+                _save_history(args.out, history + [dict(cur, step=step, partial=True)])
             sys.stderr.write("\ntrain.py: interrupted at step %d; saved %s (run again with "
                              "--out %s to continue)\n" % (step, path, args.out))
         raise

@@ -184,9 +184,15 @@ def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
         re.escape(os.path.join(out, "model.ckpt-%d" % step)), step), again.stdout), again.stdout
     assert _latest_step(out) == step + 3
     assert again.stdout.strip().splitlines()[-1].startswith("test_accuracy=0.")
+    # One row for the epoch, over the steps of both runs: the interrupted run kept its part
+    # (the losses of its steps that came back: all `step`, or all but the interrupted one).
     history = json.load(open(os.path.join(out, "history.json")))
     assert [h["step"] for h in history] == [step + 3]
-    assert len(history[0]["step_losses"]) == 3
+    losses = history[0]["step_losses"]
+    assert step + 2 <= len(losses) <= step + 3, (len(losses), step)
+    assert losses[0] > 2.0  # the first step's loss, near ln(10) = 2.30 from the Glorot init
+    assert history[0]["loss"] == pytest.approx(np.mean(losses), rel=1e-9)
+    assert "partial" not in history[0]
     # Both runs' checkpoints are kept; TensorBoard events: the graph and the scalars.
     state = tx.train.get_checkpoint_state(out)
     assert [re.search(r"ckpt-(\d+)", p).group(1) for p in state.all_model_checkpoint_paths] == [
