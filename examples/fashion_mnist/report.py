@@ -146,6 +146,8 @@ def _plot(png_path, history, confusion, class_names):
             if pts:
                 ax_acc.plot(*zip(*pts), "o-", label=key.replace("_", " "))
         ax_acc.set(title="Accuracy", xlabel="epoch", ylabel="accuracy")
+        for ax in (ax_loss, ax_acc):  # epochs are whole numbers (no 1.2, 1.4 ticks for 2)
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax_acc.grid(alpha=0.3)
         ax_acc.legend()
         im = ax_cm.imshow(confusion, cmap="Blues")

@@ -14,6 +14,10 @@ try:
     from tensorflux._pywrap_tensorflux import tensor_to_proto  # noqa: F401
     from tensorflux._pywrap_tensorflux import write_safetensors  # noqa: F401
 except ImportError as e:  # pragma: no cover - depends on the build
+    if isinstance(e.__cause__, KeyboardInterrupt):
+        # Ctrl-C while the extension initialized (pybind11 wraps it in ImportError): an
+        # interrupt, not a missing build.
+        raise KeyboardInterrupt() from None
     raise ImportError(
         "tensorflux: cannot load the C++ extension _pywrap_tensorflux (%s). Build it with "
         "`make build` and put build/python on PYTHONPATH." % e) from e
