@@ -183,3 +183,54 @@ def test_in_graph_towers_on_the_worker_tasks(cluster):
     h = np.concatenate([xs[i] @ want for i in range(WORKERS)], 0)
     np.testing.assert_allclose(remote[2], (h - h.mean(0)) / np.sqrt(h.var(0) + 1e-3),
                                rtol=1e-9, atol=1e-12)
+
+
+def test_initialization_is_consistent_across_replicas(cluster):
+    """Variables are created once, on the ps, from seeded initializers: before the chief has
+    initialized them a worker's WorkerSessionCreator waits (and gives up at its deadline) instead
+    of initializing them itself; the chief's MonitoredSession initializes them to the values a
+    local session gets from the same seeds; worker 1 then reads exactly the chief's values,
+    including an update the chief made after initializing (it did not initialize again)."""
+    spec, servers = cluster
+
+    def graph(i):
+        tx.set_random_seed(11)
+        with tx.device(tx.train.replica_device_setter(
+                cluster=spec, worker_device="/job:worker/task:%d" % i)):
+            tx.train.get_or_create_global_step()
+            w = tx.get_variable("w", [3, 4], initializer=tx.glorot_uniform_initializer(seed=5))
+            b = tx.Variable(tx.random_normal([4], seed=6), name="b")
+            bump = b.assign_add(tx.ones([4]))
+        assert w.device == b.device == "/job:ps/task:0"
+        return w, b, bump
+
+    with tx.Graph().as_default():
+        w, b, _ = graph(0)
+        with tx.Session() as sess:  # in process: soft placement moves the /job requests
+            sess.run(tx.global_variables_initializer())
+            want_w, want_b = sess.run([w, b])
+    assert np.all(np.abs(want_w) <= np.sqrt(6 / 7)) and np.std(want_b) > 0  # a real draw
+
+    def worker_session(max_wait_secs):
+        return tx.train.MonitoredSession(tx.train.WorkerSessionCreator(
+            master=servers[("worker", 1)].target, max_wait_secs=max_wait_secs,
+            recovery_wait_secs=0.1))
+
+    with tx.Graph().as_default():
+        w, b, _ = graph(1)
+        with pytest.raises(tx.errors.DeadlineExceededError, match="uninitialized"):
+            worker_session(0.3)
+    with tx.Graph().as_default():
+        w, b, bump = graph(0)
+        creator = tx.train.ChiefSessionCreator(master=servers[("worker", 0)].target)
+        with tx.train.MonitoredSession(creator) as sess:
+            chief_w, chief_b = sess.run([w, b])
+            sess.run(bump)
+    np.testing.assert_array_equal(chief_w, want_w)
+    np.testing.assert_array_equal(chief_b, want_b)
+    with tx.Graph().as_default():
+        w, b, _ = graph(1)
+        with worker_session(30) as sess:
+            got_w, got_b = sess.run([w, b])
+    np.testing.assert_array_equal(got_w, want_w)
+    np.testing.assert_array_equal(got_b, want_b + 1)

@@ -28,6 +28,8 @@ const char kUsage[] =
     "  --cluster SPEC      jobs and their tasks: \"ps=h:p;worker=h:p,h:p\" (else TF_CONFIG)\n"
     "  --job NAME          this task's job (with --cluster; TF_CONFIG's task.type otherwise)\n"
     "  --task INDEX        this task's index in its job (default 0)\n"
+    "                      (TF_CONFIG's task may be an \"evaluator\" outside its cluster: it\n"
+    "                      then serves alone, on --port)\n"
     "  --bind HOST         address to listen on (default 127.0.0.1)\n"
     "  --port PORT         port to listen on instead of the cluster's (0: any free port)\n"
     "  --tls_cert FILE     PEM certificate chain: serve TLS (with --tls_key)\n"
@@ -107,6 +109,7 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
     }
   }
   ClusterSpec cluster;
+  ClusterDef standalone;  // the cluster of an evaluator outside TF_CONFIG's cluster: itself
   if (!cluster_flag.empty()) {
     TX_ASSIGN_OR_RETURN(cluster, ClusterSpec::FromFlag(cluster_flag));
     if (job.empty()) return errors::InvalidArgument("--cluster needs --job");
@@ -122,6 +125,18 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
       }
       job = *tf_config->task_type;
       if (!have_task) task = tf_config->task_index;
+      if (!tf_config->in_cluster) {
+        // TF's evaluator: not part of the training cluster, it serves alone (its own client
+        // evaluates checkpoints), on --port since the cluster gives it no address.
+        if (port < 0) {
+          return errors::InvalidArgument(
+              "TF_CONFIG's task is an evaluator, which is not in its cluster (as TF's operators "
+              "set it): it runs alone; give --port");
+        }
+        auto* own = standalone.add_job();
+        own->set_name(job);
+        (*own->mutable_tasks())[static_cast<int>(task)] = absl::StrCat("127.0.0.1:", port);
+      }
     }
   }
   if (task < 0 || task > INT32_MAX) return errors::InvalidArgument("--task out of range: ", task);
@@ -133,7 +148,8 @@ StatusOr<GrpcServerOptions> ParseFlags(const std::vector<std::string>& args) {
     return errors::InvalidArgument("--inter_op_threads out of range: ", inter);
   }
   if (port < -1 || port > 65535) return errors::InvalidArgument("--port out of range: ", port);
-  *opts.server_def.mutable_cluster() = cluster.ToClusterDef();
+  *opts.server_def.mutable_cluster() =
+      standalone.job_size() > 0 ? standalone : cluster.ToClusterDef();
   opts.server_def.set_job_name(job);
   opts.server_def.set_task_index(static_cast<int>(task));
   opts.server_def.set_protocol("grpc");

@@ -324,6 +324,12 @@ StatusOr<TfConfig> ParseTfConfig(std::string_view json) {
     out.task_index = index->get<int>();
   }
   if (!out.cluster.HasTask(*out.task_type, out.task_index)) {
+    // TF's evaluator is not part of the training cluster: operators (TFJob, Estimator's
+    // RunConfig) leave it out of "cluster".
+    if (*out.task_type == kEvaluatorJob && out.cluster.num_tasks(kEvaluatorJob) == 0) {
+      out.in_cluster = false;
+      return out;
+    }
     return errors::InvalidArgument("TF_CONFIG's task /job:", *out.task_type, "/task:",
                                    out.task_index, " is not in its cluster");
   }

@@ -9,7 +9,9 @@
 //        "task": {"type": "worker", "index": 1}}
 //     a job may also map indices to addresses: "worker": {"0": "h:2222", "3": "h:2223"}.
 //     "task" is optional (a client's TF_CONFIG has none); "environment", "rpc_layer" and other
-//     keys are ignored.
+//     keys are ignored. Task types are job names ("chief", "worker", "ps", ...), except that
+//     an "evaluator" task may be absent from "cluster", as TF's operators set it (the
+//     evaluator is not part of the training cluster).
 //
 // Rules (INVALID_ARGUMENT naming the offending part otherwise): a job name is a letter, then
 // letters, digits or '_'; each job is given once and has at least one task; an address is
@@ -79,17 +81,23 @@ class ClusterSpec {
   std::map<std::string, std::map<int, std::string>, std::less<>> jobs_;
 };
 
+// TF's task type of an evaluator, the one task TF_CONFIG may leave out of its cluster.
+inline constexpr char kEvaluatorJob[] = "evaluator";
+
 // TF_CONFIG's content: the cluster and, for a server, its own task.
 struct TfConfig {
   ClusterSpec cluster;
   // Absent when TF_CONFIG has no "task" (a client).
   std::optional<std::string> task_type;
   int task_index = 0;
+  // False for an evaluator task that "cluster" does not list (kEvaluatorJob).
+  bool in_cluster = true;
 };
 
 // Parses a TF_CONFIG document. INVALID_ARGUMENT (mentioning TF_CONFIG) for JSON that does not
 // parse, a missing or malformed "cluster", a "task" without a string "type" or with an "index"
-// that is not a non-negative integer, or a task that is not in the cluster.
+// that is not a non-negative integer, or a task that is not in the cluster (but for an
+// evaluator when the cluster has no "evaluator" job: in_cluster is then false).
 StatusOr<TfConfig> ParseTfConfig(std::string_view json);
 // TF_CONFIG from the environment: nullopt when it is unset or empty, else ParseTfConfig.
 StatusOr<std::optional<TfConfig>> TfConfigFromEnvironment();

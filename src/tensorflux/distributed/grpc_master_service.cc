@@ -1,10 +1,12 @@
 #include "tensorflux/distributed/grpc_master_service.h"
 
+#include <cstring>
 #include <functional>
 
 #include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/impl/rpc_service_method.h"
 #include "grpcpp/support/method_handler.h"
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "tensorflux/distributed/grpc_channel.h"
 #include "tensorflux/distributed/master_coding.h"
 #include "tensorflux/distributed/server_security.h"
@@ -31,9 +33,20 @@ class GrpcMasterService::Impl : public grpc::Service {
   }
 
  private:
+  // A protobuf-typed method. The request is parsed here, after the token check, so that bytes
+  // that are not a Req are INVALID_ARGUMENT naming the method (gRPC's parser answers INTERNAL
+  // with no message).
   template <typename Req, typename Resp>
   void Add(const char* method, Status (Master::*fn)(const Req&, Resp*)) {
-    Add<Req, Resp>(method, [this, fn](const Req& req, Resp* resp) {
+    const char* name = std::strrchr(method, '/') + 1;
+    Add<grpc::ByteBuffer, Resp>(method, [this, fn, name](const grpc::ByteBuffer& in, Resp* resp) {
+      Req req;
+      grpc::ByteBuffer bytes(in);  // shares the slices
+      grpc::ProtoBufferReader reader(&bytes);
+      if (!req.ParseFromZeroCopyStream(&reader)) {
+        return errors::InvalidArgument("Malformed ", name, " request: not a ",
+                                       Req::descriptor()->name());
+      }
       return (master_->*fn)(req, resp);
     });
   }

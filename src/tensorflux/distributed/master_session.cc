@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "tensorflux/distributed/cluster_spec.h"
 #include "tensorflux/framework/node_def_util.h"
 #include "tensorflux/framework/rendezvous.h"
@@ -332,8 +333,17 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
     const Status& s = calls[first_error]->status;
     const std::string& task = c.parts[first_error].task;
     if (s.code() == absl::StatusCode::kDeadlineExceeded) {
+      // Every task that had not answered by the deadline: the one that hangs (a stopped
+      // process, a lost network) is among them even when another task, waiting for its
+      // tensors, timed out first.
+      std::vector<std::string> waiting;
+      for (int i = 0; i < n; ++i) {
+        if (!calls[i]->status.ok()) waiting.push_back(c.parts[i].task);
+      }
       return errors::DeadlineExceeded("Step ", step_id, " timed out after ", timeout_ms,
-                                      " ms waiting for task ", task, ": ", s.message());
+                                      " ms waiting for task", waiting.size() > 1 ? "s " : " ",
+                                      absl::StrJoin(waiting, ", "), ": ", task, ": ",
+                                      s.message());
     }
     return Status(s.code(), absl::StrCat("Step ", step_id, " failed on task ", task, ": ",
                                          s.message()));

@@ -105,6 +105,21 @@ TEST(ClusterSpecTest, TfConfig) {
   ASSERT_TRUE(chief.ok()) << chief.status();
   EXPECT_EQ(chief->task_index, 0);
 
+  EXPECT_TRUE(chief->in_cluster);
+  // TF's evaluator may be outside the cluster (operators leave it out); no other task may.
+  auto evaluator = ParseTfConfig(R"({"cluster": {"chief": ["h:1"], "worker": ["h:2"]},
+                                     "task": {"type": "evaluator", "index": 0}})");
+  ASSERT_TRUE(evaluator.ok()) << evaluator.status();
+  EXPECT_EQ(evaluator->task_type, "evaluator");
+  EXPECT_FALSE(evaluator->in_cluster);
+  EXPECT_EQ(evaluator->cluster.jobs(), (std::vector<std::string>{"chief", "worker"}));
+  auto listed = ParseTfConfig(R"({"cluster": {"evaluator": ["h:1"]}, "task": {"type": "evaluator"}})");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_TRUE(listed->in_cluster);
+  ExpectInvalid(ParseTfConfig(R"({"cluster": {"evaluator": ["h:1"]},
+                                 "task": {"type": "evaluator", "index": 1}})").status(),
+                "/job:evaluator/task:1 is not in its cluster");
+
   auto cluster_only = ClusterSpec::FromJson(R"({"ps": ["h0:1"]})");
   ASSERT_TRUE(cluster_only.ok()) << cluster_only.status();
   EXPECT_EQ(*cluster_only->TaskAddress("ps", 0), "h0:1");

@@ -2,13 +2,16 @@
 // step placed over the three tasks gives the LocalSession's values (and the hand-computed ones);
 // a worker killed with SIGKILL in the middle of a step fails the step within seconds with
 // UNAVAILABLE/ABORTED naming it, and a restarted worker serves a new session. In process: two
-// GrpcServers, and CloseSession leaves no session or step state on the other worker.
+// GrpcServers, and CloseSession leaves no session or step state on the other worker. Asynchronous
+// between-graph training (a client per worker, each applying its own gradients on the ps).
+#include <chrono>
 #include <future>
 #include <set>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
-#include "server_process.h"
+#include "cluster_test_util.h"
 #include "tensorflux/distributed/grpc_server.h"
 #include "tensorflux/distributed/master.h"
 #include "tensorflux/distributed/worker.h"
@@ -17,108 +20,15 @@
 namespace tensorflux {
 namespace {
 
+using cluster_test::BusyStepGraph;
+using cluster_test::Cluster;
+using cluster_test::Connect;
+using cluster_test::Floats;
+using cluster_test::kTrainGraph;
+using cluster_test::ParseGraph;
+using cluster_test::Values;
 using server_test::FreePort;
 using server_test::ServerProcess;
-
-GraphDef ParseGraph(const std::string& text) {
-  GraphDef g;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g)) << text;
-  return g;
-}
-
-Tensor Floats(std::vector<float> v) {
-  Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(v.size())}));
-  for (size_t i = 0; i < v.size(); ++i) t.flat<float>()[i] = v[i];
-  return t;
-}
-
-std::vector<float> Values(const Tensor& t) {
-  return std::vector<float>(t.flat<float>().data(), t.flat<float>().data() + t.NumElements());
-}
-
-// w (on ps) -= lr * (w * x0 [worker 0] + w * x1 [worker 1]); "w_read" reads it.
-const char kTrainGraph[] = R"pb(
-  node {
-    name: "w" op: "VarHandleOp" device: "/job:ps/task:0"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-    attr { key: "shape" value { shape { dim { size: 3 } } } }
-    attr { key: "shared_name" value { s: "w" } }
-  }
-  node {
-    name: "w_init_value" op: "Const"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
-                                         float_val: 1 float_val: 2 float_val: 3 } } }
-  }
-  node {
-    name: "w_init" op: "AssignVariableOp" input: "w" input: "w_init_value"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-  }
-  node { name: "w_read" op: "ReadVariableOp" input: "w" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node {
-    name: "x0" op: "Placeholder" device: "/job:worker/task:0"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-  }
-  node {
-    name: "x1" op: "Placeholder" device: "/job:worker/task:1"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-  }
-  node {
-    name: "g0" op: "Mul" input: "w_read" input: "x0" device: "/job:worker/task:0"
-    attr { key: "T" value { type: DT_FLOAT } }
-  }
-  node {
-    name: "g1" op: "Mul" input: "w_read" input: "x1" device: "/job:worker/task:1"
-    attr { key: "T" value { type: DT_FLOAT } }
-  }
-  node {
-    name: "g" op: "AddN" input: "g0" input: "g1" device: "/job:ps/task:0"
-    attr { key: "N" value { i: 2 } }
-    attr { key: "T" value { type: DT_FLOAT } }
-  }
-  node {
-    name: "lr" op: "Const"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.125 } } }
-  }
-  node {
-    name: "delta" op: "Mul" input: "lr" input: "g" device: "/job:ps/task:0"
-    attr { key: "T" value { type: DT_FLOAT } }
-  }
-  node {
-    name: "train" op: "AssignSubVariableOp" input: "w" input: "delta"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-  }
-)pb";
-
-struct Cluster {
-  int ps_port, w0_port, w1_port;
-  std::string spec;
-  ServerProcess ps, w0, w1;
-
-  Cluster() : ps_port(FreePort()), w0_port(FreePort()), w1_port(FreePort()) {
-    spec = "ps=127.0.0.1:" + std::to_string(ps_port) + ";worker=127.0.0.1:" +
-           std::to_string(w0_port) + ",127.0.0.1:" + std::to_string(w1_port);
-  }
-  void Start(ServerProcess* p, const std::string& job, int task) {
-    p->Start({"--cluster", spec, "--job", job, "--task", std::to_string(task)});
-  }
-  bool StartAll() {
-    Start(&ps, "ps", 0);
-    Start(&w0, "worker", 0);
-    Start(&w1, "worker", 1);
-    return ps.WaitListening() && w0.WaitListening() && w1.WaitListening();
-  }
-};
-
-std::unique_ptr<Session> Connect(int port, int64_t timeout_ms = 10000) {
-  SessionOptions opts;
-  if (port > 0) opts.target = "grpc://127.0.0.1:" + std::to_string(port);
-  opts.config.set_operation_timeout_in_ms(timeout_ms);
-  auto s = NewSession(opts);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : nullptr;
-}
 
 // Two training steps; the values of w after each.
 Status TrainTwice(Session* s, std::vector<std::vector<float>>* after) {
@@ -187,38 +97,96 @@ TEST(ClusterTest, TrainingStepMatchesLocalSession) {
   ASSERT_TRUE(remote->Close().ok());
 }
 
+// Asynchronous between-graph training over the processes: each worker's client has its own
+// graph and session on its own task's master; its step computes its gradient (lr * c_i, a
+// linear loss) on its worker and applies it to w on the ps, with no barrier between the
+// workers. The two clients run their steps at the same time; every update lands once: w ends at
+// w0 - K * (lr * c0 + lr * c1) and the step counter at 2K (exact: the values are dyadic).
+std::string AsyncWorkerGraph(int task, const std::vector<float>& c) {
+  const std::string worker = "/job:worker/task:" + std::to_string(task);
+  return R"pb(
+    node { name: "w" op: "VarHandleOp" device: "/job:ps/task:0"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 3 } } } }
+           attr { key: "shared_name" value { s: "async_w" } } }
+    node { name: "n" op: "VarHandleOp" device: "/job:ps/task:0"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape {} } }
+           attr { key: "shared_name" value { s: "async_steps" } } }
+    node { name: "w0" op: "Const"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
+                                                float_val: 1 float_val: 2 float_val: 3 } } } }
+    node { name: "zero" op: "Const"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0 } } } }
+    node { name: "one" op: "Const"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+    node { name: "w_init" op: "AssignVariableOp" input: "w" input: "w0"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "n_init" op: "AssignVariableOp" input: "n" input: "zero"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "w_read" op: "ReadVariableOp" input: "w" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "n_read" op: "ReadVariableOp" input: "n" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "lr" op: "Const" device: ")pb" + worker + R"pb("
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.125 } } } }
+    node { name: "c" op: "Const" device: ")pb" + worker + R"pb("
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
+                  float_val: )pb" + std::to_string(c[0]) + " float_val: " + std::to_string(c[1]) +
+         " float_val: " + std::to_string(c[2]) + R"pb( } } } }
+    node { name: "delta" op: "Mul" input: "lr" input: "c" device: ")pb" + worker + R"pb("
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "apply" op: "AssignSubVariableOp" input: "w" input: "delta"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "count" op: "AssignAddVariableOp" input: "n" input: "one"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "train" op: "NoOp" input: "^apply" input: "^count" }
+  )pb";
+}
+
+TEST(ClusterTest, AsynchronousTrainingAppliesEveryWorkersGradient) {
+  Cluster c;
+  ASSERT_TRUE(c.StartAll()) << c.ps.log() << c.w0.log() << c.w1.log();
+  const std::vector<std::vector<float>> cs = {{1, 2, -1}, {0.5f, 0.25f, 4}};
+  const int ports[2] = {c.w0_port, c.w1_port};
+  std::unique_ptr<Session> sessions[2];
+  for (int i = 0; i < 2; ++i) {
+    sessions[i] = Connect(ports[i]);
+    ASSERT_TRUE(sessions[i]->Create(ParseGraph(AsyncWorkerGraph(i, cs[i]))).ok());
+  }
+  ASSERT_TRUE(sessions[0]->Run({}, {}, {"w_init", "n_init"}, nullptr).ok());  // the chief
+  constexpr int kSteps = 5;
+  std::future<Status> workers[2];
+  for (int i = 0; i < 2; ++i) {
+    workers[i] = std::async(std::launch::async, [&, i] {
+      for (int step = 0; step < kSteps; ++step) {
+        TX_RETURN_IF_ERROR(sessions[i]->Run({}, {}, {"train"}, nullptr));
+      }
+      return OkStatus();
+    });
+  }
+  for (auto& w : workers) {
+    const Status s = w.get();
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  std::vector<Tensor> out;
+  ASSERT_TRUE(sessions[1]->Run({}, {"w_read", "n_read"}, {}, &out).ok());
+  std::vector<float> want;
+  for (int j = 0; j < 3; ++j) {
+    want.push_back(static_cast<float>(j + 1) - kSteps * 0.125f * (cs[0][j] + cs[1][j]));
+  }
+  EXPECT_EQ(Values(out[0]), want);
+  EXPECT_EQ(out[1].scalar<float>(), 2.0f * kSteps);
+}
+
 TEST(ClusterTest, KilledWorkerFailsTheStepAndARestartedOneServes) {
   Cluster c;
   ASSERT_TRUE(c.StartAll()) << c.ps.log() << c.w0.log() << c.w1.log();
-  // A step that keeps worker 1 busy for seconds (a chain of 1536x1536 MatMuls), whose result
-  // worker 0 waits for.
-  std::string graph = R"pb(
-    node {
-      name: "shape" op: "Const" device: "/job:worker/task:1"
-      attr { key: "dtype" value { type: DT_INT32 } }
-      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
-                                           int_val: 1536 int_val: 1536 } } }
-    }
-    node {
-      name: "m0" op: "RandomUniform" input: "shape" device: "/job:worker/task:1"
-      attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "T" value { type: DT_INT32 } }
-      attr { key: "seed" value { i: 1 } }
-      attr { key: "seed2" value { i: 2 } }
-    }
-  )pb";
-  const int kDepth = 60;
-  for (int i = 1; i <= kDepth; ++i) {
-    graph += "node { name: 'm" + std::to_string(i) + "' op: 'MatMul' input: 'm" +
-             std::to_string(i - 1) + "' input: 'm0' device: '/job:worker/task:1' " +
-             "attr { key: 'T' value { type: DT_FLOAT } } }\n";
-  }
-  graph += "node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
-           "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }"
-           " int_val: 0 int_val: 1 } } } }\n"
-           "node { name: 'total' op: 'Sum' input: 'm" + std::to_string(kDepth) +
-           "' input: 'axes' device: '/job:worker/task:0' attr { key: 'T' value { type: DT_FLOAT }"
-           " } attr { key: 'Tidx' value { type: DT_INT32 } } }\n";
+  // A step that keeps worker 1 busy for seconds, whose result worker 0 waits for.
+  const std::string graph = BusyStepGraph("/job:worker/task:1", "/job:worker/task:0");
   auto session = Connect(c.w0_port, 20000);
   ASSERT_TRUE(session->Create(ParseGraph(graph)).ok());
   auto start = std::chrono::steady_clock::now();
@@ -278,11 +246,26 @@ TEST(ClusterTest, CloseSessionReleasesWorkerState) {
            attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "z" op: "Neg" input: "y" device: "/job:worker/task:0"
            attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "bad" op: "MatMul" input: "x" input: "x" device: "/job:worker/task:1"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "bad_neg" op: "Neg" input: "bad" device: "/job:worker/task:0"
+           attr { key: "T" value { type: DT_FLOAT } } }
   )pb")).ok());
   std::vector<Tensor> out;
   Status st = session->Run({{"x", Floats({3, -4})}}, {"z"}, {}, &out);
   ASSERT_TRUE(st.ok()) << st;
   EXPECT_EQ(Values(out[0]), std::vector<float>({-9, -16}));
+  // A step failing on task 1 (MatMul of a vector) while task 0 waits for it: both tasks drop
+  // the step's state (CleanupGraph is sent after the reply, so poll for it briefly).
+  st = session->Run({{"x", Floats({3, -4})}}, {"bad_neg"}, {}, &out);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_NE(std::string(st.message()).find("{{node bad}}"), std::string::npos) << st;
+  for (int i = 0; i < 200 && ((*s0)->worker()->num_steps() + (*s1)->worker()->num_steps()) > 0;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ((*s0)->worker()->num_steps(), 0);
+  EXPECT_EQ((*s1)->worker()->num_steps(), 0);
   EXPECT_EQ((*s0)->master()->NumSessions(), 1);
   EXPECT_EQ((*s1)->worker()->num_sessions(), 1);
   ASSERT_TRUE(session->Close().ok());

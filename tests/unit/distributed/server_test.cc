@@ -160,6 +160,56 @@ TEST(ServerTest, TfConfigGivesTheTask) {
   EXPECT_EQ(y, std::vector<float>({3.0f}));
 }
 
+// TF_CONFIG as TF's operators write it for the other task types: a "chief" job next to the
+// workers (its task serves as /job:chief), and an "evaluator" that the cluster does not list
+// (it serves alone on --port, and without --port says why it cannot start).
+TEST(ServerTest, TfConfigChiefAndEvaluatorTasks) {
+  const int chief_port = FreePort(), worker_port = FreePort(), eval_port = FreePort();
+  const std::string cluster = "\"cluster\": {\"chief\": [\"127.0.0.1:" +
+                              std::to_string(chief_port) + "\"], \"worker\": [\"127.0.0.1:" +
+                              std::to_string(worker_port) + "\"]}";
+  auto tf_config = [&](const std::string& type) {
+    return "TF_CONFIG={" + cluster + ", \"task\": {\"type\": \"" + type +
+           "\", \"index\": 0}, \"environment\": \"cloud\"}";
+  };
+  ServerProcess chief, worker, evaluator, no_port;
+  chief.Start({}, {tf_config("chief")});
+  worker.Start({}, {tf_config("worker")});
+  evaluator.Start({"--port", std::to_string(eval_port)}, {tf_config("evaluator")});
+  no_port.Start({}, {tf_config("evaluator")});
+  ASSERT_TRUE(chief.WaitListening()) << chief.log();
+  ASSERT_TRUE(worker.WaitListening()) << worker.log();
+  ASSERT_TRUE(evaluator.WaitListening()) << evaluator.log();
+  EXPECT_EQ(no_port.Wait(), 1);
+  EXPECT_NE(no_port.log().find("evaluator, which is not in its cluster"), std::string::npos)
+      << no_port.log();
+
+  // The chief's master places over both tasks; y = 2x runs on the worker.
+  auto session = Connect(chief_port);
+  GraphDef on_worker = ParseGraph(kDoubleGraph);
+  for (NodeDef& n : *on_worker.mutable_node()) n.set_device("/job:worker/task:0");
+  ASSERT_TRUE(session->Create(on_worker).ok());
+  std::vector<float> y;
+  Status s = RunDouble(session.get(), {1.5f}, &y);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(y, std::vector<float>({3.0f}));
+  std::vector<DeviceAttributes> devices;
+  ASSERT_TRUE(session->ListDevices(&devices).ok());
+  std::vector<std::string> names;
+  for (const auto& d : devices) names.push_back(d.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"/job:chief/replica:0/task:0/device:CPU:0",
+                                             "/job:worker/replica:0/task:0/device:CPU:0"}));
+  // The evaluator is a cluster of its own.
+  auto alone = Connect(eval_port);
+  ASSERT_TRUE(alone->Create(ParseGraph(kDoubleGraph)).ok());
+  ASSERT_TRUE(alone->ListDevices(&devices).ok());
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].name(), "/job:evaluator/replica:0/task:0/device:CPU:0");
+  s = RunDouble(alone.get(), {-2.0f}, &y);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(y, std::vector<float>({-4.0f}));
+}
+
 TEST(ServerTest, SessionRoundTrip) {
   const int port = FreePort();
   ServerProcess server;

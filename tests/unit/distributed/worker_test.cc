@@ -2,10 +2,11 @@
 // tasks (edges both ways, a feed, a fetch) gives LocalSession's values; a _Recv waiting for
 // another task does not hold up the rest of its partition, and step stats come back; variables
 // persist across steps and CleanupAll frees them; sessions scope graphs; a 256 MiB tensor
-// crosses intact. Faults and bad requests: worker_fault_test.cc.
+// crosses intact (and, with TX_LARGE_TESTS=1, one of 2 GiB less 4 KiB). Faults and bad requests: worker_fault_test.cc.
 #include "tensorflux/distributed/worker.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -285,9 +286,9 @@ TEST(WorkerTest, SessionsScopeGraphs) {
   ASSERT_TRUE(cluster.CleanupStep(1).ok());
 }
 
-TEST(WorkerTest, A256MiBTensorCrossesIntact) {
+// An int32 Range of `n` elements produced on task 0 crosses to the test by RecvTensor intact.
+void ExpectRangeCrossesIntact(int64_t n) {
   TestCluster cluster(1);
-  constexpr int64_t kN = int64_t{64} << 20;  // 64 Mi int32 = 256 MiB
   const std::string dev = WorkerDevice(0);
   auto int_const = [&](const std::string& name, int64_t v) {
     return absl::StrCat("node { name: '", name, "' op: 'Const' device: '", dev,
@@ -296,7 +297,7 @@ TEST(WorkerTest, A256MiBTensorCrossesIntact) {
                         " } } } } ");
   };
   const std::string graph =
-      int_const("start", 0) + int_const("limit", kN) + int_const("delta", 1) +
+      int_const("start", 0) + int_const("limit", n) + int_const("delta", 1) +
       absl::StrCat("node { name: 'range' op: 'Range' input: 'start' input: 'limit' input: "
                    "'delta' device: '", dev, "' attr { key: 'Tidx' value { type: DT_INT32 } } } ") +
       SendNode("send", "range", dev, "big", WorkerDevice(1), cluster.incarnation(0), "DT_INT32");
@@ -309,16 +310,31 @@ TEST(WorkerTest, A256MiBTensorCrossesIntact) {
   recv.set_step_id(1);
   recv.set_rendezvous_key(ClientKey(dev, WorkerDevice(1), "big", cluster.incarnation(0)));
   TensorResponse got;
-  Status s = cluster.client(0)->RecvTensor(recv, &got, 60000);
+  Status s = cluster.client(0)->RecvTensor(recv, &got, 120000);
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(got.tensor.dtype(), DT_INT32);
-  ASSERT_EQ(got.tensor.NumElements(), kN);
+  ASSERT_EQ(got.tensor.NumElements(), n);
   const int32_t* v = got.tensor.data<int32_t>();
   int64_t wrong = 0;
-  for (int64_t i = 0; i < kN; ++i) wrong += v[i] != static_cast<int32_t>(i);
+  for (int64_t i = 0; i < n; ++i) wrong += v[i] != static_cast<int32_t>(i);
   EXPECT_EQ(wrong, 0);
   EXPECT_GT(got.send_start_micros, 0);
   ASSERT_TRUE(cluster.CleanupStep(1).ok());
+}
+
+TEST(WorkerTest, A256MiBTensorCrossesIntact) {
+  ExpectRangeCrossesIntact(int64_t{64} << 20);  // 64 Mi int32 = 256 MiB
+}
+
+// The largest tensor a RecvTensorResponse carries: 2 GiB less 4 KiB (the framing fits in the
+// 64 bytes CheckRecvTensorResponseSize leaves). About 6 GiB of memory and tens of seconds on a
+// loaded 2-core machine, so it runs only with TX_LARGE_TESTS=1.
+TEST(WorkerTest, ANearly2GiBTensorCrossesIntact) {
+  const char* large = std::getenv("TX_LARGE_TESTS");
+  if (large == nullptr || std::string(large) != "1") {
+    GTEST_SKIP() << "set TX_LARGE_TESTS=1 to send a 2 GiB - 4 KiB tensor";
+  }
+  ExpectRangeCrossesIntact(((int64_t{1} << 31) - 4096) / 4);
 }
 
 }  // namespace

@@ -1,0 +1,127 @@
+// Faults of a cluster of tensorflux-server processes (ps + 2 workers on loopback) that
+// cluster_test.cc's killed worker does not cover: the ps killed during a step fails the step
+// within seconds with UNAVAILABLE/ABORTED naming the ps, and once it restarts the same workers
+// serve a new session; a task that accepts calls but never answers (SIGSTOPped) bounds every
+// call by its deadline: a step whose worker is stopped, and a client whose master is stopped,
+// fail with DEADLINE_EXCEEDED in about operation_timeout_in_ms naming the task, and the cluster
+// serves again once it runs (SIGCONT).
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "cluster_test_util.h"
+#include "gtest/gtest.h"
+
+namespace tensorflux {
+namespace {
+
+using cluster_test::BusyStepGraph;
+using cluster_test::Cluster;
+using cluster_test::Connect;
+using cluster_test::Floats;
+using cluster_test::kTrainGraph;
+using cluster_test::ParseGraph;
+using cluster_test::Values;
+
+double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+bool Mentions(const Status& s, const std::string& text) {
+  return std::string(s.message()).find(text) != std::string::npos;
+}
+
+// One training step of kTrainGraph; w after it.
+Status TrainOnce(Session* s, std::vector<float>* w) {
+  std::vector<Tensor> out;
+  TX_RETURN_IF_ERROR(s->Run({{"x0", Floats({1, 0.5f, -1})}, {"x1", Floats({2, 1, 0.25f})}},
+                            {}, {"train"}, nullptr));
+  TX_RETURN_IF_ERROR(s->Run({}, {"w_read"}, {}, &out));
+  *w = Values(out[0]);
+  return OkStatus();
+}
+
+TEST(ClusterFaultTest, KilledPsFailsTheStepNamingIt) {
+  Cluster c;
+  ASSERT_TRUE(c.StartAll()) << c.ps.log() << c.w0.log() << c.w1.log();
+  // Worker 1 computes for seconds; the ps waits for its result (as a ps waits for gradients).
+  auto session = Connect(c.w0_port, 20000);
+  ASSERT_TRUE(session->Create(ParseGraph(BusyStepGraph("/job:worker/task:1", "/job:ps/task:0")))
+                  .ok());
+  auto step = std::async(std::launch::async, [&] {
+    std::vector<Tensor> out;
+    return session->Run({}, {"total"}, {}, &out);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  ASSERT_EQ(step.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the step finished before the ps was killed: make it longer";
+  c.ps.Signal(SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_EQ(step.wait_for(std::chrono::seconds(8)), std::future_status::ready)
+      << "the step hangs after its ps died";
+  const Status s = step.get();
+  EXPECT_LT(SecondsSince(killed), 5.0);
+  EXPECT_TRUE(s.code() == absl::StatusCode::kUnavailable ||
+              s.code() == absl::StatusCode::kAborted)
+      << s;
+  EXPECT_TRUE(Mentions(s, "/job:ps/replica:0/task:0")) << s;
+  c.ps.Wait();
+
+  // A new session needs every task (as in TF): the ps restarts on its port, its variables
+  // gone, and a new session initializes and trains through the same workers.
+  c.Start(&c.ps, "ps", 0);
+  ASSERT_TRUE(c.ps.WaitListening()) << c.ps.log();
+  auto again = Connect(c.w0_port);
+  ASSERT_TRUE(again->Create(ParseGraph(kTrainGraph)).ok());
+  ASSERT_TRUE(again->Run({}, {}, {"w_init"}, nullptr).ok());
+  std::vector<float> w;
+  const Status ran = TrainOnce(again.get(), &w);
+  ASSERT_TRUE(ran.ok()) << ran;
+  EXPECT_EQ(w, std::vector<float>({1 * 0.625f, 2 * 0.8125f, 3 * 1.09375f}));
+}
+
+TEST(ClusterFaultTest, AStoppedTaskFailsCallsAtTheirDeadline) {
+  Cluster c;
+  ASSERT_TRUE(c.StartAll()) << c.ps.log() << c.w0.log() << c.w1.log();
+  constexpr int64_t kTimeoutMs = 1500;
+  auto session = Connect(c.w0_port, kTimeoutMs);
+  ASSERT_TRUE(session->Create(ParseGraph(kTrainGraph)).ok());
+  ASSERT_TRUE(session->Run({}, {}, {"w_init"}, nullptr).ok());
+  std::vector<float> w;
+  Status s = TrainOnce(session.get(), &w);
+  ASSERT_TRUE(s.ok()) << s;  // every partition registered and run once
+
+  // Worker 1 accepts connections but runs nothing: its RunGraph never answers.
+  c.w1.Signal(SIGSTOP);
+  auto start = std::chrono::steady_clock::now();
+  s = TrainOnce(session.get(), &w);
+  double secs = SecondsSince(start);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  EXPECT_TRUE(Mentions(s, "/job:worker/replica:0/task:1")) << s;
+  EXPECT_GT(secs, kTimeoutMs / 1000.0 - 0.1);
+  EXPECT_LT(secs, kTimeoutMs / 1000.0 + 3.0);
+
+  // The master itself stopped: a new client's CreateSession ends at its deadline too.
+  c.w1.Signal(SIGCONT);
+  c.w0.Signal(SIGSTOP);
+  auto client = Connect(c.w0_port, kTimeoutMs);
+  start = std::chrono::steady_clock::now();
+  s = client->Create(ParseGraph(kTrainGraph));
+  secs = SecondsSince(start);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  EXPECT_LT(secs, kTimeoutMs / 1000.0 + 3.0);
+  c.w0.Signal(SIGCONT);
+
+  // Running again, the cluster serves: the failed step did not apply its update (w after the
+  // one good step: w * (1 - lr * (x0 + x1)) = 5/8, 13/16, 35/32 of 1, 2, 3; the next good step
+  // multiplies by the same factors).
+  auto after = Connect(c.w0_port, 10000);
+  ASSERT_TRUE(after->Create(ParseGraph(kTrainGraph)).ok());
+  s = TrainOnce(after.get(), &w);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(w, std::vector<float>({1 * 0.625f * 0.625f, 2 * 0.8125f * 0.8125f,
+                                   3 * 1.09375f * 1.09375f}));
+}
+
+}  // namespace
+}  // namespace tensorflux
