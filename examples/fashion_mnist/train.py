@@ -27,9 +27,9 @@ the frozen inference graph, input "images" float32 [N, 28, 28, 1] holding pixel 
 stdout: one line per epoch `epoch=N loss=... train_accuracy=... test_accuracy=...
 images_per_sec=...`, per-class test accuracy and the confusion matrix, and, last,
 `test_accuracy=0.xxxx`. A progress bar per epoch (tqdm) goes to stderr when it is a terminal.
-Exit status: 0 done, 2 bad flags or missing/corrupt data (one line on stderr), 130 Ctrl-C
-(after saving a checkpoint), 1 other errors (a failed step, e.g. a dead server: its status on one
-line; the local servers are stopped in every case).
+Exit status: 0 done, 2 bad flags, missing/corrupt data or a damaged checkpoint in --out (one
+line on stderr), 130 Ctrl-C (after saving a checkpoint), 1 other errors (a failed step, e.g. a
+dead server: its status on one line; the local servers are stopped in every case).
 """
 
 import argparse
@@ -154,7 +154,10 @@ def main(argv=None):
     cluster = None
     try:
         check_data(args.data_dir)
-        os.makedirs(args.out, exist_ok=True)
+        try:
+            os.makedirs(args.out, exist_ok=True)
+        except OSError as e:
+            raise UsageError("cannot create --out %s: %s" % (args.out, e.strerror)) from None
         cluster = cluster_setup.resolve(args.cluster, args.workers, args.server_bin, args.out)
         return trainer.run(args, cluster)
     except UsageError as e:

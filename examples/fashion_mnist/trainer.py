@@ -138,7 +138,11 @@ def _restore_or_init(sess, g, out):
     if ckpt is None:
         sess.run(g.init)
         return None
-    g.saver.restore(sess, ckpt)
+    try:
+        g.saver.restore(sess, ckpt)
+    except tx.errors.OpError as e:  # a cut or damaged checkpoint file
+        raise UsageError("cannot resume from %s: %s (remove the checkpoints of %s, or pass "
+                         "another --out)" % (ckpt, e.message, out)) from None
     # Keep managing (max_to_keep) the checkpoints of the earlier runs, as TF's Saver recovers.
     g.saver.set_last_checkpoints(tx.train.get_checkpoint_state(out).all_model_checkpoint_paths)
     return ckpt
@@ -211,6 +215,11 @@ def run(args, cluster):
     try:
         resumed = _restore_or_init(sess, g, args.out)
         step = int(sess.run(g.global_step))
+        # history.json may be ahead of the restored step (the latest checkpoint's file was
+        # removed, so training starts again from step 0): keep the epochs up to `step` only.
+        history = [h for h in history if h["step"] <= step]
+        if partial is not None and partial["step"] != step:
+            partial = None
         if resumed:
             print("resumed from %s at step %d" % (resumed, step), flush=True)
         traced = os.path.exists(os.path.join(args.out, "trace.json"))

@@ -1,5 +1,5 @@
-"""examples/fashion_mnist/train.py in short runs (--max-steps, --eval-examples): flag and data
-errors exit 2 with one line; on a local cluster the traced step shows each worker reading its
+"""examples/fashion_mnist/train.py in short runs (--max-steps, --eval-examples): flag, --out,
+data and damaged-checkpoint errors exit 2 with one line; on a local cluster the traced step shows each worker reading its
 own input and the ps applying Adam; Ctrl-C saves a checkpoint, stops the servers and a second
 run continues from it (in process: the checkpoint is the same); a SIGKILLed client
 leaves no servers behind; TF_CONFIG and grpc:// clusters; model.pb is a frozen graph from
@@ -84,6 +84,41 @@ def test_flags_that_do_not_fit_the_towers_exit_2(tmp_path, flags, message):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("train.py: error: " + message), proc.stderr
+
+
+@needs_data
+def test_an_out_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "file").write_text("x")
+    proc = _run(["--cluster", "none", "--out", str(tmp_path / "file" / "run")], timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines == ["train.py: error: cannot create --out %s: Not a directory"
+                     % (tmp_path / "file" / "run")], proc.stderr
+
+
+@needs_data
+def test_a_damaged_or_removed_checkpoint(tmp_path):
+    out = str(tmp_path / "run")
+    first = _run(["--cluster", "none", "--out", out, "--max-steps", "2"] + SHORT)
+    assert first.returncode == 0, first.stderr
+    ckpt = tx.train.latest_checkpoint(out)
+    with open(ckpt, "rb") as f:
+        data = f.read()
+    with open(ckpt, "wb") as f:
+        f.write(data[:len(data) // 2])
+    # A cut checkpoint: one line naming it, exit 2 (before: "corrupt Fashion-MNIST data").
+    cut = _run(["--cluster", "none", "--out", out, "--max-steps", "3"] + SHORT)
+    assert cut.returncode == 2, cut.stderr
+    lines = cut.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("train.py: error: cannot resume from " + ckpt)
+    # Removed: the run starts again at step 0 and history.json (so report.md) drops the earlier
+    # run's epoch, which was ahead of the restored step (before: both epochs 1 were reported).
+    os.remove(ckpt)
+    again = _run(["--cluster", "none", "--out", out, "--max-steps", "3"] + SHORT)
+    assert again.returncode == 0, again.stderr
+    assert "resumed" not in again.stdout
+    history = json.load(open(os.path.join(out, "history.json")))
+    assert [(h["epoch"], h["step"], len(h["step_losses"])) for h in history] == [(1, 3, 3)]
 
 
 def test_missing_data_is_one_line_and_exit_2(tmp_path):
