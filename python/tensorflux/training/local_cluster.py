@@ -274,12 +274,14 @@ class LocalCluster:
         for (job, task), offset in offsets.items():
             proc, path = self._procs[(job, task)], self.log_path(job, task)
             while True:
+                # Poll before reading: once the process has exited, the text read after it is
+                # all it wrote (read first, a fast crash's message could be missed).
+                code = proc.poll()
                 with open(path, "rb") as f:
                     f.seek(offset)
                     text = f.read()
                 if _LISTENING in text:
                     break
-                code = proc.poll()
                 if code is not None or time.monotonic() > deadline:
                     why = ("exited with status %d" % code if code is not None else
                            "did not listen within %g s" % self._timeout)
