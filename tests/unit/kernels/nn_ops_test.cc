@@ -141,6 +141,11 @@ TEST(BiasAddOpTest, EmptyTensors) {
 TEST(BiasAddOpTest, ParallelPathsAndBitIdenticalSums) {
   for (bool nchw : {false, true}) {
     CheckBiasAdd(DT_FLOAT, TensorShape({64, 16, 9, 8}), nchw, 4);
+    // An MLP layer's [batch, 256] (inline) and a 2-D shape sharded over the pool: the packet
+    // channel loop (inner == 1) with a channel count that leaves a scalar tail (259).
+    CheckBiasAdd(DT_FLOAT, TensorShape({128, 256}), false, 4);
+    CheckBiasAdd(DT_FLOAT, TensorShape({1000, 259}), false, 4);
+    CheckBiasAdd(DT_DOUBLE, TensorShape({1000, 259}), false, 4);
     // BiasAddGrad's sum is the same bits for 1 and 4 threads.
     const TensorShape shape({128, 8, 16, 10});
     Tensor value = FromDoubles(DT_FLOAT, shape, Values(DT_FLOAT, shape.num_elements(), 9));

@@ -116,6 +116,12 @@ void SumChannels(const T* x, const Layout& l, int64_t o0, int64_t o1, SumT<T>* p
 
 // Elements per block of outer rows: fixed, so results do not depend on the thread count.
 constexpr int64_t kBlockElements = 16384;
+// Estimated ns per element of the sum (ParallelFor's cost unit), as 1 / kElementsPerNs: the
+// channel loop (inner == 1) runs in AVX-512 float -> double packets (CMakeLists.txt gives this
+// file GCC's dynamic vector cost model), about 0.1 ns an element; [128, 256] (an MLP layer's
+// gradient, 32k elements) then stays on the calling thread, where a hand-off to the pool cost
+// more than the sum itself (13 vs 26 us a call through Session::Run, load 8).
+constexpr int64_t kElementsPerNs = 8;
 
 template <typename T>
 void ReduceToChannels(const T* x, const Layout& l, T* out, ThreadPool* pool) {
@@ -133,7 +139,7 @@ void ReduceToChannels(const T* x, const Layout& l, T* out, ThreadPool* pool) {
   if (pool == nullptr || blocks < 2) {
     run(0, blocks);
   } else {
-    pool->ParallelFor(blocks, rows_per_block * row, run);
+    pool->ParallelFor(blocks, std::max<int64_t>(1, rows_per_block * row / kElementsPerNs), run);
   }
   for (int64_t c = 0; c < l.channels; ++c) {
     SumT<T> s = 0;
