@@ -45,13 +45,19 @@ struct SoftmaxRow {
   AccT<T> sum;
   AccT<T> log_sum;  // log(sum)
 };
+// exps, when given (n elements), receives exp(x[j] - max) for callers that need it again.
 template <typename T>
-SoftmaxRow<T> SoftmaxRowStats(const T* x, int64_t n, int64_t stride = 1) {
+SoftmaxRow<T> SoftmaxRowStats(const T* x, int64_t n, int64_t stride = 1,
+                              AccT<T>* exps = nullptr) {
   using A = AccT<T>;
   A m = ToAcc(x[0]);
   for (int64_t j = 1; j < n; ++j) m = std::max(m, ToAcc(x[j * stride]));
   A s = 0;
-  for (int64_t j = 0; j < n; ++j) s += std::exp(ToAcc(x[j * stride]) - m);
+  for (int64_t j = 0; j < n; ++j) {
+    const A e = std::exp(ToAcc(x[j * stride]) - m);
+    if (exps != nullptr) exps[j] = e;
+    s += e;
+  }
   return {m, s, std::log(s)};
 }
 

@@ -34,14 +34,19 @@ void XentRows(const T* x, Strided xs, const Labels& labels, int64_t b0, int64_t 
   using A = AccT<T>;
   for (int64_t b = b0; b < b1; ++b) {
     const T* xr = x + b * xs.row_stride;
-    const auto st = nn_kernels::SoftmaxRowStats(xr, classes, xs.col_stride);
-    A l = 0;
     T* br = backprop + b * classes;
+    // For float and double the row's exp(x_j - max) are kept in the backprop row, so each is
+    // computed once (the same values: results are unchanged); half/bfloat16 compute them again.
+    A* exps = nullptr;
+    if constexpr (std::is_same_v<T, A>) exps = br;
+    const auto st = nn_kernels::SoftmaxRowStats(xr, classes, xs.col_stride, exps);
+    A l = 0;
     for (int64_t j = 0; j < classes; ++j) {
       const A shifted = ToAcc(xr[j * xs.col_stride]) - st.max;
       const A target = labels(b, j);
       if (target != A(0)) l += target * (st.log_sum - shifted);
-      br[j] = FromAcc<T>(std::exp(shifted) / st.sum - target);
+      const A e = exps != nullptr ? exps[j] : std::exp(shifted);
+      br[j] = FromAcc<T>(e / st.sum - target);
     }
     loss[b] = FromAcc<T>(l);
   }
