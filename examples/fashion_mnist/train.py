@@ -17,7 +17,9 @@ cosine decay to 0 at the last step. Variables live on the ps (tx.train.replica_d
 The test set is evaluated after every epoch, sharded over the same towers.
 
 Output (--out, default runs/fashion_mnist/<UTC timestamp>/): model.ckpt-* (every epoch and on
-Ctrl-C; running again with the same --out continues from the latest), TensorBoard events (loss,
+Ctrl-C; running again with the same --out continues from the latest, and so does running again
+without --out when the newest run there was interrupted: it has checkpoints but no report.md, and
+settings.json holds the same settings), TensorBoard events (loss,
 accuracy, learning_rate, images_per_second, test_accuracy, the graph), trace.json (a Chrome
 trace of one training step), history.json, report.md + report.png (report.py), and model.pb:
 the frozen inference graph, input "images" float32 [N, 28, 28, 1] holding pixel values in
@@ -35,6 +37,7 @@ dead server: its status on one line; the local servers are stopped in every case
 import argparse
 import datetime
 import gzip
+import json
 import os
 import signal
 import struct
@@ -66,7 +69,9 @@ def parse_args(argv):
                    help="worker tasks of the local cluster / CPU towers in process")
     p.add_argument("--data-dir", default=model.DATA_DIR, help="the four IDX .gz files")
     p.add_argument("--out", default=None,
-                   help="output directory; unset: runs/fashion_mnist/<UTC timestamp>/")
+                   help="output directory; unset: the newest run of runs/fashion_mnist/ when it "
+                        "was interrupted with the same settings (it continues), else "
+                        "runs/fashion_mnist/<UTC timestamp>/")
     p.add_argument("--seed", type=int, default=1, help="graph seed (init, dropout, shuffle)")
     p.add_argument("--learning-rate", type=float, default=2e-3, help="peak Adam rate")
     p.add_argument("--warmup-epochs", type=float, default=0.5,
@@ -92,10 +97,40 @@ def parse_args(argv):
         p.error("--eval-examples must be <= %d" % model.NUM_TEST)
     if args.learning_rate <= 0 or args.warmup_epochs < 0 or args.l2 < 0 or args.clip_norm <= 0:
         p.error("--learning-rate and --clip-norm must be > 0, --warmup-epochs and --l2 >= 0")
-    if args.out is None:
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
-        args.out = os.path.join("runs", "fashion_mnist", stamp)
     return args
+
+
+RUNS_DIR = os.path.join("runs", "fashion_mnist")
+# The flags a run continued without --out must share with the interrupted one (the cluster and
+# the run's length, --max-steps and --eval-examples, may change).
+_SETTINGS = ("epochs", "batch_size", "workers", "data_dir", "seed", "learning_rate",
+             "warmup_epochs", "l2", "clip_norm")
+
+
+def default_out(args):
+    """(out dir, True when it continues an interrupted run) for a run without --out: the newest
+    directory of RUNS_DIR if it has a checkpoint, no report.md and settings.json equal to this
+    run's settings; else a new RUNS_DIR/<UTC timestamp>."""
+    try:
+        newest = max(n for n in os.listdir(RUNS_DIR) if os.path.isdir(os.path.join(RUNS_DIR, n)))
+    except (OSError, ValueError):
+        newest = None
+    if newest is not None:
+        d = os.path.abspath(os.path.join(RUNS_DIR, newest))
+        try:
+            with open(os.path.join(d, "settings.json"), encoding="utf-8") as f:
+                same = json.load(f) == settings(args)
+        except (OSError, ValueError):
+            same = False
+        if (same and tx.train.latest_checkpoint(d) is not None
+                and not os.path.exists(os.path.join(d, "report.md"))):
+            return d, True
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return os.path.abspath(os.path.join(RUNS_DIR, stamp)), False
+
+
+def settings(args):
+    return {name: getattr(args, name) for name in _SETTINGS}
 
 
 def check_data(data_dir):
@@ -148,8 +183,13 @@ def _interrupt(signum, frame):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    args.out = os.path.abspath(args.out)  # the servers write the checkpoints
-    args.data_dir = os.path.abspath(args.data_dir)  # and read the data
+    args.data_dir = os.path.abspath(args.data_dir)  # the servers read the data
+    if args.out is None:
+        args.out, continued = default_out(args)
+        if continued:
+            print("continuing the interrupted run %s (pass --out for a new one)" % args.out,
+                  flush=True)
+    args.out = os.path.abspath(args.out)  # and write the checkpoints
     signal.signal(signal.SIGTERM, _interrupt)
     cluster = None
     try:
@@ -158,6 +198,8 @@ def main(argv=None):
             os.makedirs(args.out, exist_ok=True)
         except OSError as e:
             raise UsageError("cannot create --out %s: %s" % (args.out, e.strerror)) from None
+        with open(os.path.join(args.out, "settings.json"), "w", encoding="utf-8") as f:
+            json.dump(settings(args), f)
         cluster = cluster_setup.resolve(args.cluster, args.workers, args.server_bin, args.out)
         return trainer.run(args, cluster)
     except UsageError as e:

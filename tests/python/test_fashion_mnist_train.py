@@ -257,6 +257,49 @@ def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
 
 
 @needs_data
+def test_a_rerun_without_out_continues_the_interrupted_run(tmp_path):
+    # Ctrl-C, then the same command again (as `make demo` twice): the newest run of
+    # runs/fashion_mnist/ (relative to the working directory) continues.
+    cmd = [sys.executable, TRAIN, "--cluster", "none"] + SHORT
+    runs = tmp_path / "runs" / "fashion_mnist"
+    proc = subprocess.Popen(cmd + ["--max-steps", "1000"], cwd=tmp_path, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while not (runs.is_dir() and any((d / "trace.json").exists() for d in runs.iterdir())):
+            assert proc.poll() is None and time.time() < deadline, proc.stderr.read()
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    (run,) = runs.iterdir()
+    step = _latest_step(str(run))
+
+    def again(*flags):
+        r = subprocess.run(cmd + list(flags), cwd=tmp_path, env=_env(), capture_output=True,
+                           text=True, timeout=240, check=False)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    out = again("--max-steps", str(step + 2))  # the run's length may change
+    assert out.startswith("continuing the interrupted run %s (pass --out" % run), out
+    assert re.search(r"resumed from %s\S* at step %d\n" % (
+        re.escape(os.path.join(str(run), "model.ckpt-%d" % step)), step), out), out
+    assert list(runs.iterdir()) == [run] and _latest_step(str(run)) == step + 2
+    # A finished run (report.md) is not continued; nor is one with other settings.
+    again("--max-steps", "1")
+    assert len(list(runs.iterdir())) == 2
+    newest = max(runs.iterdir())
+    os.remove(newest / "report.md")
+    time.sleep(1.1)  # a new directory is named by the second
+    out = again("--max-steps", "1", "--seed", "2")
+    assert not out.startswith("continuing"), out
+    assert len(list(runs.iterdir())) == 3
+
+
+@needs_data
 @needs_server
 def test_killed_client_leaves_no_servers(tmp_path):
     proc, pids = _start_long_run(tmp_path)
