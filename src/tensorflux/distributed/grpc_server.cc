@@ -135,6 +135,12 @@ void GrpcServer::Stop() {
     std::lock_guard<std::mutex> l(mu_);
     if (stopped_) return;
   }
+  // The steps waiting here, and calls for steps that arrive from now on, fail with UNAVAILABLE
+  // naming this task (gRPC's shutdown would cancel their calls: CANCELLED, which callers do not
+  // take for a lost task).
+  if (worker_ != nullptr) {
+    worker_->StartShutdown(errors::Unavailable("Task ", task_name_, " is shutting down"));
+  }
   if (server_ != nullptr) {
     // Calls in flight get a moment to finish, then are cancelled.
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));

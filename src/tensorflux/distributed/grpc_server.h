@@ -12,8 +12,10 @@
 //
 // Errors of Create: INVALID_ARGUMENT for a task not in the cluster or bad security files,
 // FAILED_PRECONDITION for a refused bind, UNAVAILABLE when the port cannot be bound.
-// Stop() stops accepting calls, cancels those in flight (after a short grace period) and closes
-// every session; Join() waits for Stop. The destructor stops.
+// Stop() aborts the worker's steps with UNAVAILABLE ("Task ... is shutting down": the calls
+// waiting on them, other tasks' RecvTensor included, and later ones fail with it), stops
+// accepting calls, cancels those still in flight (after a short grace period) and closes every
+// session; Join() waits for Stop. The destructor stops.
 #pragma once
 
 #include <condition_variable>

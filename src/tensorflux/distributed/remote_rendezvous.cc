@@ -165,7 +165,9 @@ StatusOr<std::shared_ptr<RemoteRendezvous>> RendezvousMgr::FindOrCreate(int64_t 
       idle = SweepLocked(now);
     }
     auto it = steps_.find(step_id);
-    if (it != steps_.end()) {
+    if (!shutdown_.ok()) {
+      result = shutdown_;
+    } else if (it != steps_.end()) {
       it->second->Touch();
       result = it->second;
     } else if (cleaned_.contains(step_id)) {
@@ -233,6 +235,14 @@ void RendezvousMgr::CleanupAll(const Status& reason) {
     steps.swap(steps_);
   }
   for (auto& [id, r] : steps) r->StartAbort(reason);
+}
+
+void RendezvousMgr::Shutdown(const Status& reason) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    shutdown_ = reason;
+  }
+  CleanupAll(reason);
 }
 
 int RendezvousMgr::num_steps() const {

@@ -105,6 +105,8 @@ class RendezvousMgr {
   void Cleanup(int64_t step_id);
   // Drops every step's, with `reason`.
   void CleanupAll(const Status& reason);
+  // CleanupAll(reason), and every later FindOrCreate fails with `reason` (a server going away).
+  void Shutdown(const Status& reason);
   // Steps with a live rendezvous; for tests.
   int num_steps() const;
 
@@ -118,6 +120,7 @@ class RendezvousMgr {
   const int64_t step_ttl_ms_;
   int64_t last_sweep_ms_ = 0;
   mutable std::mutex mu_;
+  Status shutdown_;  // not OK once Shutdown was called
   absl::flat_hash_map<int64_t, std::shared_ptr<RemoteRendezvous>> steps_;
   absl::flat_hash_set<int64_t> cleaned_;
   std::deque<int64_t> cleaned_order_;

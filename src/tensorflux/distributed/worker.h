@@ -88,6 +88,12 @@ class Worker : public WorkerInterface {
   // "/job:J/replica:0/task:T".
   const std::string& task_name() const { return task_name_; }
   const DeviceMgr* device_mgr() const { return device_mgr_.get(); }
+  // Aborts every step this worker holds with `reason` (their receivers and the RecvTensor calls
+  // waiting on them, other tasks' and this task's, fail with it), and fails every later
+  // RunGraph and RecvTensor with it. A server that shuts down calls it with UNAVAILABLE first,
+  // so that the other tasks see a task going away (which a MonitoredTrainingSession recovers
+  // from) rather than gRPC's CANCELLED.
+  void StartShutdown(const Status& reason) { rendezvous_mgr_->Shutdown(reason); }
   // Live step rendezvous and sessions (besides the legacy one); for tests.
   int num_steps() const { return rendezvous_mgr_->num_steps(); }
   int num_sessions() const;

@@ -4,13 +4,16 @@
 // serve a new session; a task that accepts calls but never answers (SIGSTOPped) bounds every
 // call by its deadline: a step whose worker is stopped, and a client whose master is stopped,
 // fail with DEADLINE_EXCEEDED in about operation_timeout_in_ms naming the task, and the cluster
-// serves again once it runs (SIGCONT).
+// serves again once it runs (SIGCONT). In process: a ps stopped during a step leaves no step or
+// session state on the workers.
 #include <chrono>
 #include <future>
 #include <thread>
 
 #include "cluster_test_util.h"
 #include "gtest/gtest.h"
+#include "tensorflux/distributed/grpc_server.h"
+#include "tensorflux/distributed/worker.h"
 
 namespace tensorflux {
 namespace {
@@ -121,6 +124,78 @@ TEST(ClusterFaultTest, AStoppedTaskFailsCallsAtTheirDeadline) {
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(w, std::vector<float>({1 * 0.625f * 0.625f, 2 * 0.8125f * 0.8125f,
                                    3 * 1.09375f * 1.09375f}));
+}
+
+// In process, where the workers' state is visible: the ps stops (GrpcServer::Stop: it stops
+// serving and cancels its calls) while a step waits on it (a dequeue from an empty queue on the
+// ps feeds worker 1, whose result worker 0 fetches). The step fails naming the ps, and neither
+// worker keeps any state of it.
+TEST(ClusterFaultTest, AStoppedPsLeavesNoStepStateOnTheWorkers) {
+  ServerDef def;
+  int ports[3];
+  const char* jobs[3] = {"ps", "worker", "worker"};
+  const int tasks[3] = {0, 0, 1};
+  for (int i = 0; i < 3; ++i) ports[i] = server_test::FreePort();
+  auto* ps = def.mutable_cluster()->add_job();
+  ps->set_name("ps");
+  (*ps->mutable_tasks())[0] = "127.0.0.1:" + std::to_string(ports[0]);
+  auto* worker = def.mutable_cluster()->add_job();
+  worker->set_name("worker");
+  (*worker->mutable_tasks())[0] = "127.0.0.1:" + std::to_string(ports[1]);
+  (*worker->mutable_tasks())[1] = "127.0.0.1:" + std::to_string(ports[2]);
+  std::unique_ptr<GrpcServer> servers[3];
+  for (int i = 0; i < 3; ++i) {
+    GrpcServerOptions o;
+    o.server_def = def;
+    o.server_def.set_job_name(jobs[i]);
+    o.server_def.set_task_index(tasks[i]);
+    auto s = GrpcServer::Create(o);
+    ASSERT_TRUE(s.ok()) << s.status();
+    servers[i] = *std::move(s);
+  }
+  Worker* w0 = servers[1]->worker();
+  Worker* w1 = servers[2]->worker();
+  auto session = Connect(ports[1], 20000);
+  ASSERT_TRUE(session->Create(ParseGraph(R"pb(
+    node { name: "q" op: "FIFOQueueV2" device: "/job:ps/task:0"
+           attr { key: "component_types" value { list { type: DT_FLOAT } } }
+           attr { key: "capacity" value { i: 1 } } }
+    node { name: "deq" op: "QueueDequeueV2" input: "q" device: "/job:ps/task:0"
+           attr { key: "component_types" value { list { type: DT_FLOAT } } } }
+    node { name: "neg" op: "Neg" input: "deq" device: "/job:worker/task:1"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "out" op: "Neg" input: "neg" device: "/job:worker/task:0"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )pb")).ok());
+  auto step = std::async(std::launch::async, [&] {
+    std::vector<Tensor> out;
+    return session->Run({}, {"out"}, {}, &out);
+  });
+  // Both workers hold the step while it waits.
+  for (int i = 0; i < 300 && (w0->num_steps() == 0 || w1->num_steps() == 0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(step.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  EXPECT_EQ(w0->num_steps(), 1);
+  EXPECT_EQ(w1->num_steps(), 1);
+  const auto stopped = std::chrono::steady_clock::now();
+  servers[0]->Stop();
+  ASSERT_EQ(step.wait_for(std::chrono::seconds(8)), std::future_status::ready)
+      << "the step hangs after its ps stopped";
+  const Status s = step.get();
+  EXPECT_LT(SecondsSince(stopped), 5.0);
+  EXPECT_TRUE(s.code() == absl::StatusCode::kUnavailable ||
+              s.code() == absl::StatusCode::kAborted)
+      << s;
+  EXPECT_TRUE(Mentions(s, "/job:ps/replica:0/task:0")) << s;
+  for (int i = 0; i < 500 && w0->num_steps() + w1->num_steps() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(w0->num_steps(), 0);
+  EXPECT_EQ(w1->num_steps(), 0);
+  ASSERT_TRUE(session->Close().ok());
+  EXPECT_EQ(w0->num_sessions(), 0);
+  EXPECT_EQ(w1->num_sessions(), 0);
 }
 
 }  // namespace
