@@ -289,8 +289,9 @@ def run(args, cluster):
                 if t0 is not None:
                     cur["seconds"] += time.perf_counter() - t0
                 _save_history(args.out, history + [dict(cur, step=step, partial=True)])
-            sys.stderr.write("\ntrain.py: interrupted at step %d; saved %s (run again with "
-                             "--out %s to continue)\n" % (step, path, args.out))
+            sys.stderr.write("\ntrain.py: interrupted at step %d; saved %s (the same command "
+                             "again, or any with --out %s, continues from it)\n"
+                             % (step, path, args.out))
         raise
     finally:
         writer.close()
