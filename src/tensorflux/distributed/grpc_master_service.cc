@@ -22,11 +22,15 @@ class GrpcMasterService::Impl : public grpc::Service {
   Impl(Master* master, std::string token) : master_(master), token_(std::move(token)) {
     Add("/tensorflux.MasterService/CreateSession", &Master::CreateSession);
     Add("/tensorflux.MasterService/ExtendSession", &Master::ExtendSession);
-    Add<RunStepCall, RunStepReply>("/tensorflux.MasterService/RunStep",
-                                   [this](const RunStepCall& call, RunStepReply* reply) {
-                                     return master_->RunStep(call.request, call.feeds,
-                                                             &reply->response, &reply->tensors);
-                                   });
+    // Decoded in the handler, after the token check: a caller without the token gets
+    // UNAUTHENTICATED before its feeds are decoded into tensors.
+    Add<grpc::ByteBuffer, RunStepReply>(
+        "/tensorflux.MasterService/RunStep",
+        [this](const grpc::ByteBuffer& in, RunStepReply* reply) {
+          RunStepCall call;
+          TX_RETURN_IF_ERROR(FromGrpcStatus(DeserializeRunStepCall(in, &call)));
+          return master_->RunStep(call.request, call.feeds, &reply->response, &reply->tensors);
+        });
     Add("/tensorflux.MasterService/CloseSession", &Master::CloseSession);
     Add("/tensorflux.MasterService/ListDevices", &Master::ListDevices);
     Add("/tensorflux.MasterService/Reset", &Master::Reset);

@@ -3,7 +3,8 @@
 // RegisterGraph, RunGraph, RecvTensor, DeregisterGraph, CleanupGraph, CleanupAll): bytes that are
 // not the method's request message are INVALID_ARGUMENT "Malformed <Method> request"; bytes that
 // happen to parse get the service's own answer (any canonical code but UNKNOWN); a request over
-// the server's message limit is RESOURCE_EXHAUSTED; and the server still answers afterwards.
+// the server's message limit is RESOURCE_EXHAUSTED; the server still answers afterwards; with a
+// token, a call without it is UNAUTHENTICATED whatever its bytes.
 #include <random>
 #include <string>
 #include <vector>
@@ -49,8 +50,9 @@ const Method kMethods[] = {
     {"/tensorflux.WorkerService/CleanupAll", "CleanupAll", Parses<CleanupAllRequest>},
 };
 
-// A one-task server ("/job:worker/task:0") on a free port, with `max_message_bytes` when > 0.
-std::unique_ptr<GrpcServer> StartServer(int* port, int64_t max_message_bytes = 0) {
+// A one-task server ("/job:worker/task:0") on a free port.
+std::unique_ptr<GrpcServer> StartServer(int* port,
+                                        ServerSecurityOptions security = ServerSecurityOptions()) {
   ServerDef def;
   auto* job = def.mutable_cluster()->add_job();
   job->set_name("worker");
@@ -59,7 +61,7 @@ std::unique_ptr<GrpcServer> StartServer(int* port, int64_t max_message_bytes = 0
   def.set_job_name("worker");
   GrpcServerOptions o;
   o.server_def = def;
-  if (max_message_bytes > 0) o.security.max_message_bytes = max_message_bytes;
+  o.security = security;
   auto s = GrpcServer::Create(o);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
@@ -116,7 +118,9 @@ TEST(RpcFuzzTest, RawBytesAtEveryRpcGetAClearError) {
 
 TEST(RpcFuzzTest, RequestsOverTheLimitAreResourceExhausted) {
   int port = 0;
-  auto server = StartServer(&port, /*max_message_bytes=*/64 << 10);
+  ServerSecurityOptions limited;
+  limited.max_message_bytes = 64 << 10;
+  auto server = StartServer(&port, limited);
   ASSERT_TRUE(server);
   auto channel = NewGrpcChannel("127.0.0.1:" + std::to_string(port), GrpcChannelOptions());
   ASSERT_TRUE(channel.ok()) << channel.status();
@@ -129,6 +133,27 @@ TEST(RpcFuzzTest, RequestsOverTheLimitAreResourceExhausted) {
         << m.name << ": " << s.error_message();
   }
   EXPECT_TRUE(testing::RawCall(*channel, "GetStatus", "").ok());
+}
+
+// With a token, the token is checked first: junk without it is UNAUTHENTICATED at every RPC
+// (not a parse error that tells a stranger about the service), junk with it is malformed.
+TEST(RpcFuzzTest, TheTokenIsCheckedBeforeTheBytes) {
+  int port = 0;
+  ServerSecurityOptions with_token;
+  with_token.token_file = server_test::WriteTempFile("token", "s3cret\n");
+  auto server = StartServer(&port, with_token);
+  ASSERT_TRUE(server);
+  auto channel = NewGrpcChannel("127.0.0.1:" + std::to_string(port), GrpcChannelOptions());
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  const std::string junk("\xff\xff\xff", 3);
+  for (const Method& m : kMethods) {
+    EXPECT_EQ(testing::RawCall(*channel, m.path, junk).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED)
+        << m.name;
+    grpc::Status s = testing::RawCall(*channel, m.path, junk, "s3cret");
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << m.name << ": "
+                                                                   << s.error_message();
+  }
 }
 
 }  // namespace
