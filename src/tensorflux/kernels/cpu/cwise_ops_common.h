@@ -147,8 +147,12 @@ inline constexpr bool kSameShapeOnly = requires { requires F::kSameShape; };
 // Elements converted per block on the half/bfloat16 path (stack buffers).
 inline constexpr int64_t kConvertBlock = 512;
 
-// Work below this many cost units (about ns) runs on the calling thread.
-inline constexpr int64_t kMinParallelCost = 32768;
+// Work below this many cost units runs on the calling thread. The functors' kCost (about ns per
+// element, scalar) overstates the packet loops several times over (ReluGrad: kCost 1, about
+// 0.1 ns an element measured), and a hand-off to the pool costs microseconds (more when the
+// other core is busy): 128K units is about 10-25 us of real work, ThreadPool::ParallelFor's own
+// threshold. (At 32768, an MLP layer's [128, 256] ReluGrad was sharded: 2 us of work.)
+inline constexpr int64_t kMinParallelCost = 131072;
 
 // Runs fn(begin, end) over [0, total), sharded over the pool when the work is large enough.
 template <typename Fn>
