@@ -39,6 +39,7 @@ from tensorflux.training.basic_session_run_hooks import SecondOrStepTimer  # noq
 from tensorflux.training.basic_session_run_hooks import StopAtStepHook  # noqa: F401,E402
 from tensorflux.training.coordinator import Coordinator  # noqa: F401,E402
 from tensorflux.training.device_setter import GreedyLoadBalancingStrategy  # noqa: F401,E402
+from tensorflux.training.device_setter import RoundRobinStrategy  # noqa: F401,E402
 from tensorflux.training.device_setter import byte_size_load_fn  # noqa: F401,E402
 from tensorflux.training.device_setter import replica_device_setter  # noqa: F401,E402
 from tensorflux.training.monitored_session import ChiefSessionCreator  # noqa: F401,E402

@@ -49,6 +49,23 @@ def test_round_robin_variables_their_ops_and_compute():
         assert a.initial_value.op.device == "/job:worker/task:3"
 
 
+def test_default_strategy_is_greedy_by_size_and_round_robin_is_available():
+    """The issue's rule: by default variables spread over the ps tasks greedy by size; a big
+    variable then a small one, then another small one: round-robin would put the third on
+    task 0 with the big one, greedy puts it on task 1."""
+    with tx.Graph().as_default():
+        with tx.device(tx.train.replica_device_setter(ps_tasks=2)):
+            big = tx.Variable(tx.zeros([1000]), name="big")
+            small = [tx.Variable(tx.zeros([10]), name="s%d" % i) for i in range(3)]
+        assert big.device == "/job:ps/task:0"
+        assert [v.device for v in small] == ["/job:ps/task:1"] * 3
+    with tx.Graph().as_default():
+        rr = tx.train.RoundRobinStrategy(2)
+        with tx.device(tx.train.replica_device_setter(ps_tasks=2, ps_strategy=rr)):
+            vs = [tx.Variable(tx.zeros([n]), name="v%d" % n) for n in (1000, 10, 10)]
+        assert [v.device for v in vs] == ["/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:0"]
+
+
 def test_greedy_load_balancing_by_size_and_explicit_devices():
     with tx.Graph().as_default():
         greedy = tx.train.GreedyLoadBalancingStrategy(2)

@@ -17,11 +17,11 @@ updates, the optimizer's update of it) follow its handle to the ps: tx.Variable 
 optimizers create them on the handle's device, as TF does; the initial value is computed on the
 worker.
 
-Strategies: round-robin over the ps tasks in creation order (the default, as in TF) or
-GreedyLoadBalancingStrategy(num_tasks, load_fn=byte_size_load_fn), which puts each variable
-on the task with the least load so far, load being the variable's size in bytes: "greedy by
-size", for variables of very different sizes. The default stays round-robin for TF parity;
-pass ps_strategy=tx.train.GreedyLoadBalancingStrategy(ps_tasks) to balance by size.
+Strategies: GreedyLoadBalancingStrategy(num_tasks, load_fn=byte_size_load_fn), the default,
+puts each variable on the task with the least load so far, load being the variable's size in
+bytes ("greedy by size": a large embedding and many small biases still balance); for variables
+of equal size it gives the same tasks as round-robin. TF 1.x's default is round-robin over the
+ps tasks in creation order: pass ps_strategy=tx.train.RoundRobinStrategy(ps_tasks) for it.
 """
 
 from tensorflux.framework import device as pydev
@@ -37,7 +37,7 @@ STANDARD_PS_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "MutableHashT
                    "BoostedTreesQuantileStreamResourceHandleOp")
 
 
-class _RoundRobinStrategy:
+class RoundRobinStrategy:
     """Task 0, 1, ..., num_tasks - 1, 0, ... in the order ops are placed."""
 
     def __init__(self, num_tasks):
@@ -125,7 +125,7 @@ def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:w
     if ps_ops is None:
         ps_ops = list(STANDARD_PS_OPS)
     if ps_strategy is None:
-        ps_strategy = _RoundRobinStrategy(ps_tasks)
+        ps_strategy = GreedyLoadBalancingStrategy(ps_tasks)
     if not callable(ps_strategy):
         raise TypeError("ps_strategy must be callable")
     return _ReplicaDeviceChooser(ps_tasks, ps_device, worker_device, merge_devices, ps_ops,
