@@ -201,7 +201,7 @@ def write_report(out_dir, history, confusion, class_names, config):
              "", "## Files", ""]
     if png_note:
         parts += [png_note, ""]
-    names = set(os.listdir(out_dir)) | {"report.md"}
+    names = {n for n in os.listdir(out_dir) if not n.startswith(".")} | {"report.md"}
     for name in sorted(names):
         path = os.path.join(out_dir, name)
         if os.path.isdir(path):

@@ -36,6 +36,7 @@ dead server: its status on one line; the local servers are stopped in every case
 
 import argparse
 import datetime
+import fcntl
 import gzip
 import json
 import os
@@ -110,7 +111,7 @@ _SETTINGS = ("epochs", "batch_size", "workers", "data_dir", "seed", "learning_ra
 def default_out(args):
     """(out dir, True when it continues an interrupted run) for a run without --out: the newest
     directory of RUNS_DIR if it has a checkpoint, no report.md and settings.json equal to this
-    run's settings; else a new RUNS_DIR/<UTC timestamp>."""
+    run's settings and no running train.py holds it; else a new RUNS_DIR/<UTC timestamp>."""
     try:
         newest = max(n for n in os.listdir(RUNS_DIR) if os.path.isdir(os.path.join(RUNS_DIR, n)))
     except (OSError, ValueError):
@@ -124,9 +125,25 @@ def default_out(args):
             same = False
         if (same and tx.train.latest_checkpoint(d) is not None
                 and not os.path.exists(os.path.join(d, "report.md"))):
-            return d, True
+            try:
+                _lock(d).close()
+                return d, True
+            except BlockingIOError:  # still training (another terminal): a new directory
+                pass
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
     return os.path.abspath(os.path.join(RUNS_DIR, stamp)), False
+
+
+def _lock(out):
+    """An open file holding the exclusive lock of run directory `out` (released when it is
+    closed or this process ends); BlockingIOError when another process holds it."""
+    f = open(os.path.join(out, ".lock"), "a")  # pylint: disable=consider-using-with
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        f.close()
+        raise
+    return f
 
 
 def settings(args):
@@ -191,13 +208,17 @@ def main(argv=None):
                   flush=True)
     args.out = os.path.abspath(args.out)  # and write the checkpoints
     signal.signal(signal.SIGTERM, _interrupt)
-    cluster = None
+    cluster = lock = None
     try:
         check_data(args.data_dir)
         try:
             os.makedirs(args.out, exist_ok=True)
         except OSError as e:
             raise UsageError("cannot create --out %s: %s" % (args.out, e.strerror)) from None
+        try:
+            lock = _lock(args.out)  # held until the run ends
+        except BlockingIOError:
+            raise UsageError("%s is in use by another train.py run" % args.out) from None
         with open(os.path.join(args.out, "settings.json"), "w", encoding="utf-8") as f:
             json.dump(settings(args), f)
         cluster = cluster_setup.resolve(args.cluster, args.workers, args.server_bin, args.out)
@@ -220,6 +241,8 @@ def main(argv=None):
     finally:
         if cluster is not None:
             cluster.close()
+        if lock is not None:
+            lock.close()
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ leaves no servers behind; TF_CONFIG and grpc:// clusters; model.pb is a frozen g
 servers left. (The accuracy run is `make demo`; the end-to-end test with
 `tensorflux predict` is test_fashion_mnist_e2e.py.)"""
 
+import fcntl
 import gzip
 import json
 import os
@@ -297,6 +298,21 @@ def test_a_rerun_without_out_continues_the_interrupted_run(tmp_path):
     out = again("--max-steps", "1", "--seed", "2")
     assert not out.startswith("continuing"), out
     assert len(list(runs.iterdir())) == 3
+    # A run directory that a running train.py holds (its .lock) is not continued, and an --out
+    # naming it is refused.
+    newest = max(runs.iterdir())
+    os.remove(newest / "report.md")
+    with open(newest / ".lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        busy = _run(["--cluster", "none", "--out", str(newest), "--max-steps", "1"] + SHORT)
+        assert busy.returncode == 2, busy.stderr
+        assert busy.stderr.strip().splitlines() == [
+            "train.py: error: %s is in use by another train.py run" % newest], busy.stderr
+        time.sleep(1.1)
+        out = again("--max-steps", "1", "--seed", "2")
+    assert not out.startswith("continuing"), out
+    assert len(list(runs.iterdir())) == 4
+    assert ".lock" not in open(max(runs.iterdir()) / "report.md").read()
 
 
 @needs_data
