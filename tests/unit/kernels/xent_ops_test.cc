@@ -103,6 +103,7 @@ TEST(SparseXentOpTest, MatchesFloat64Reference) {
     }
   }
   CheckSparse(DT_FLOAT, DT_INT64, 500, 37, Values(500 * 37, 2), 4);  // parallel rows
+  CheckSparse(DT_FLOAT, DT_INT32, 128, 10, Values(128 * 10, 3), 2);  // an MLP's batch: inline
 }
 
 TEST(SparseXentOpTest, StableForHugeLogits) {
