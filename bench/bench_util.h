@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "benchmark/benchmark.h"
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/framework/node_def_util.h"
@@ -92,6 +94,23 @@ class CallTimes {
  private:
   std::vector<double> seconds_;
 };
+
+// User + system CPU time of `r`, in microseconds.
+inline double CpuMicros(const rusage& r) {
+  return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
+}
+
+// Counters "cpu_us" (CPU microseconds) and "switches" (voluntary + involuntary context
+// switches) of this process per benchmark iteration between two getrusage(RUSAGE_SELF) samples:
+// what a call costs, which the load on a shared machine changes less than the wall time.
+inline void SetProcessCounters(benchmark::State& state, const rusage& before,
+                               const rusage& after) {
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["cpu_us"] = (CpuMicros(after) - CpuMicros(before)) / iters;
+  state.counters["switches"] = static_cast<double>(after.ru_nvcsw + after.ru_nivcsw -
+                                                   before.ru_nvcsw - before.ru_nivcsw) /
+                               iters;
+}
 
 inline double Ratio(double a, double b) { return b > 0 ? a / b : 0; }
 

@@ -174,7 +174,7 @@ GraphDef FashionPipelineGraph(int stages) {
 double ProcessCpuSeconds() {
   rusage u;
   getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return 1e-6 * CpuMicros(u);
 }
 
 void BM_FashionMnistPipeline(benchmark::State& state) {

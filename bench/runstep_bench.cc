@@ -63,17 +63,9 @@ void Measure(benchmark::State& state, const GraphDef& graph,
     return;
   }
   getrusage(RUSAGE_SELF, &after);
-  // The whole process (client, master, worker and gRPC's threads), per iteration: what a step
-  // costs in CPU and thread switches, which the load on a shared machine changes less than it
-  // changes the wall time. Includes the interleaved in-process step (us_local).
-  const double iters = static_cast<double>(state.iterations());
-  auto cpu_us = [](const rusage& r) {
-    return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
-  };
-  state.counters["cpu_us"] = (cpu_us(after) - cpu_us(before)) / iters;
-  state.counters["switches"] = static_cast<double>(after.ru_nvcsw + after.ru_nivcsw -
-                                                   before.ru_nvcsw - before.ru_nivcsw) /
-                               iters;
+  // The whole process: client, master, worker and gRPC's threads, and the interleaved
+  // in-process step (us_local).
+  SetProcessCounters(state, before, after);
   const double us_remote = remote_times.MedianSeconds() * 1e6;
   const double us_local = local_times.MedianSeconds() * 1e6;
   state.counters["us_grpc"] = us_remote;

@@ -41,10 +41,6 @@ int64_t ProcessSwitches(pid_t pid) {
   return n;
 }
 
-double CpuMicros(const rusage& r) {
-  return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
-}
-
 void Measure(benchmark::State& state, const GraphDef& graph,
              const std::vector<std::pair<std::string, Tensor>>& feeds, const std::string& fetch) {
   const int port = server_test::FreePort();
@@ -72,15 +68,12 @@ void Measure(benchmark::State& state, const GraphDef& graph,
   getrusage(RUSAGE_SELF, &before);
   if (!TimeInterleaved(state, session.get(), feeds, fetch, &times, {})) return;
   getrusage(RUSAGE_SELF, &after);
-  const double calls = static_cast<double>(state.iterations());
   state.counters["us"] = times.MedianSeconds() * 1e6;
   state.counters["us_p10"] = times.PercentileSeconds(0.1) * 1e6;
-  state.counters["cpu_us"] = (CpuMicros(after) - CpuMicros(before)) / calls;
-  state.counters["switches"] =
-      static_cast<double>(after.ru_nvcsw + after.ru_nivcsw - before.ru_nvcsw - before.ru_nivcsw) /
-      calls;
+  SetProcessCounters(state, before, after);
   state.counters["server_switches"] =
-      static_cast<double>(ProcessSwitches(server.pid()) - server_before) / calls;
+      static_cast<double>(ProcessSwitches(server.pid()) - server_before) /
+      static_cast<double>(state.iterations());
   session->Close().IgnoreError();
 }
 

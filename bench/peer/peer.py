@@ -38,14 +38,7 @@ WARMUP = 20
 def load(files):
     """(train_x, train_y, test_x, test_y): float32 [N, 28, 28, 1] in [0, 1], int32 [N], from the
     IDX files (train images, train labels, test images, test labels)."""
-    import gzip
-
-    def idx(path):
-        with gzip.open(path, "rb") as f:
-            data = f.read()
-        rank = data[3]
-        dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(rank)]
-        return np.frombuffer(data, np.uint8, offset=4 + 4 * rank).reshape(dims)
+    from idx import read_idx as idx  # examples/fashion_mnist/idx.py: numpy only
 
     out = []
     for images, labels in (files[0:2], files[2:4]):

@@ -12,7 +12,6 @@ and settings). Exit status 2 when the data is missing.
 """
 
 import argparse
-import gzip
 import os
 import sys
 import time
@@ -21,24 +20,12 @@ import numpy as np
 
 import tensorflux as tx
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from idx import read_idx  # noqa: E402  pylint: disable=wrong-import-position
+
 DATA_DIR = os.environ.get("FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist")
 FILES = {"train_x": "train-images-idx3-ubyte.gz", "train_y": "train-labels-idx1-ubyte.gz",
          "test_x": "t10k-images-idx3-ubyte.gz", "test_y": "t10k-labels-idx1-ubyte.gz"}
-
-
-def read_idx(path):
-    """An IDX file (big-endian header: 0, 0, type 0x08 = uint8, rank; then rank uint32 dims;
-    then the data) as a uint8 numpy array."""
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 4 or data[0] != 0 or data[1] != 0 or data[2] != 0x08:
-        raise ValueError("%s is not an IDX file of unsigned bytes" % path)
-    rank = data[3]
-    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(rank)]
-    offset = 4 + 4 * rank
-    if len(data) - offset != int(np.prod(dims)):
-        raise ValueError("%s: %d data bytes for shape %s" % (path, len(data) - offset, dims))
-    return np.frombuffer(data, np.uint8, offset=offset).reshape(dims)
 
 
 def load(data_dir=DATA_DIR):

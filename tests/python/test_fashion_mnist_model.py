@@ -1,7 +1,6 @@
 """examples/fashion_mnist/model.py's input pipeline (IdxDataset zip -> shard -> shuffle -> batch ->
 map -> prefetch) on Debian's Fashion-MNIST files, against the files read with gzip + numpy."""
 
-import gzip
 import os
 import sys
 
@@ -14,22 +13,15 @@ from conftest import drain_one_shot
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples",
                                 "fashion_mnist"))
 import model  # noqa: E402  pylint: disable=wrong-import-position
+from idx import read_idx  # noqa: E402  pylint: disable=wrong-import-position
 
 pytestmark = pytest.mark.skipif(
     not os.path.isdir(model.DATA_DIR), reason="Debian's dataset-fashion-mnist is not installed")
 
 
-def _read_idx(path):
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    ndim = raw[3]
-    dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
-    return np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim).reshape(dims)
-
-
 def _numpy_test_split():
     images_path, labels_path = model.data_files(model.DATA_DIR, "test")
-    return _read_idx(images_path), _read_idx(labels_path)
+    return read_idx(images_path), read_idx(labels_path)
 
 
 def test_sharded_pipeline_equals_numpy():
