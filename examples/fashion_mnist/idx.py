@@ -23,5 +23,5 @@ def read_idx(path):
         raise ValueError("%s: truncated IDX header" % path)
     dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(rank)]
     if len(data) - offset != int(np.prod(dims)):
-        raise ValueError("%s: %d data bytes for shape %s" % (path, len(data) - offset, dims))
+        raise ValueError("%s: %d data bytes for %s" % (path, len(data) - offset, dims))
     return np.frombuffer(data, np.uint8, offset=offset).reshape(dims)
