@@ -156,11 +156,16 @@ def _load_history(out):
     return []
 
 
-def _save_history(out, history):
-    path = os.path.join(out, "history.json")
+def _write_atomically(path, text):
+    """`text` to `path` through `path`.tmp + rename: a Ctrl-C mid-write leaves the old file or
+    none, never a cut one (a resumed run would trust it)."""
     with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(history, f)
+        f.write(text)
     os.replace(path + ".tmp", path)
+
+
+def _save_history(out, history):
+    _write_atomically(os.path.join(out, "history.json"), json.dumps(history))
 
 
 def _write_trace(sess, g, writer, out, step):
@@ -170,8 +175,8 @@ def _write_trace(sess, g, writer, out, step):
     result = sess.run([g.train_op, g.loss, g.correct, g.learning_rate],
                       options=tx.RunOptions(trace_level=tx.RunOptions.FULL_TRACE),
                       run_metadata=meta)
-    with open(os.path.join(out, "trace.json"), "w", encoding="utf-8") as f:
-        f.write(tx.timeline.Timeline(meta.step_stats).generate_chrome_trace_format())
+    _write_atomically(os.path.join(out, "trace.json"),
+                      tx.timeline.Timeline(meta.step_stats).generate_chrome_trace_format())
     writer.add_run_metadata(meta, "step_%d" % step, global_step=step)
     return result
 
