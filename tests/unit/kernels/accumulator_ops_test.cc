@@ -142,18 +142,24 @@ TEST(AccumulatorSumTest, SumReductionAndDoubleAndIntegerDtypes) {
 
 // Appliers racing a taker: a take returns the sum of everything accumulated so far (at least
 // num_required) and resets it, so every gradient lands in exactly one aggregate (integer
-// values: the float sums are exact).
+// values: the float sums are exact). Each applier waits at its half-way point until the taker
+// has taken once, so at least two takes interleave with the applies however the threads are
+// scheduled (an idle core can otherwise finish every apply before the first take).
 TEST(AccumulatorConcurrencyTest, ConcurrentAppliesAndTakesLoseNothing) {
   auto s = NewSession(AccumulatorGraph("", "SUM"));
   constexpr int kThreads = 4, kEach = 50;
   std::atomic<int> failures{0};
   std::atomic<bool> applied{false};
+  std::atomic<int> takes{0};
   std::thread appliers([&] {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         std::vector<Tensor> out;
         for (int k = 0; k < kEach; ++k) {
+          while (k == kEach / 2 && takes.load() == 0) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+          }
           if (!s->Run(Grad(t + 1, k, int64_t{1} << 40), {}, {"apply"}, &out).ok()) failures++;
         }
       });
@@ -162,7 +168,6 @@ TEST(AccumulatorConcurrencyTest, ConcurrentAppliesAndTakesLoseNothing) {
     applied = true;
   });
   double sum0 = 0, sum1 = 0;
-  int takes = 0;
   std::vector<Tensor> out;
   while (true) {
     const bool all_applied = applied;  // read before Num: then Num == 0 means all were taken
@@ -180,7 +185,7 @@ TEST(AccumulatorConcurrencyTest, ConcurrentAppliesAndTakesLoseNothing) {
   }
   appliers.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_GT(takes, 1);
+  EXPECT_GT(takes.load(), 1);
   EXPECT_EQ(sum0, kEach * (1 + 2 + 3 + 4));
   EXPECT_EQ(sum1, kThreads * (kEach * (kEach - 1) / 2));
 }
