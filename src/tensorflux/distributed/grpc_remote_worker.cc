@@ -67,6 +67,12 @@ void GrpcRemoteWorker::CallBytes(const char* method, CallOptions* opts, grpc::By
                    where](grpc::Status gs) {
                     opts->ClearCancelCallback();
                     Status s = FromGrpcStatus(gs);
+                    if (s.code() == absl::StatusCode::kCancelled && !opts->IsCancelled()) {
+                      // Not cancelled here: the task cancelled it, as a server shutting down
+                      // does with the calls it still holds. The task is going away.
+                      s = errors::Unavailable("the task cancelled the call (",
+                                              s.message(), "): it is shutting down");
+                    }
                     if (s.ok()) s = parse(st->response);
                     if (!s.ok()) s = Status(s.code(), absl::StrCat(s.message(), where));
                     done(s);

@@ -7,6 +7,7 @@
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/proto_buffer_writer.h"
 #include "tensorflux/distributed/grpc_channel.h"
+#include "tensorflux/distributed/grpc_server_call.h"
 #include "tensorflux/distributed/tensor_coding.h"
 #include "tensorflux/distributed/worker.h"
 #include "tensorflux/worker_service.grpc.pb.h"
@@ -39,16 +40,11 @@ using RawService = WorkerService::WithRawCallbackMethod_GetStatus<
                                 WorkerService::WithRawCallbackMethod_RecvTensor<
                                     WorkerService::Service>>>>>>>>>;
 
-// One call in flight: its request, response and options; deletes itself when gRPC is done.
+// One call in flight: its request, response and options (grpc_server_call.h).
 template <typename Req, typename Resp>
-class Call : public grpc::ServerUnaryReactor {
+class Call : public ServerCall<Req> {
  public:
-  Req request;
   Resp response;
-  CallOptions opts;
-
-  void OnCancel() override { opts.StartCancel(); }
-  void OnDone() override { delete this; }
 };
 
 // Milliseconds left before the client's deadline; 0 when it set none.

@@ -11,7 +11,26 @@ namespace tensorflux {
 
 Master::Master(MasterEnv env) : env_(std::move(env)) {}
 
-Master::~Master() { CloseAll(); }
+Master::~Master() {
+  CloseAll();
+  std::unique_lock<std::mutex> l(closures_mu_);
+  closures_cv_.wait(l, [this] { return closures_running_ == 0; });
+}
+
+void Master::SchedClosure(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> l(closures_mu_);
+    ++closures_running_;
+  }
+  std::thread([this, fn = std::move(fn)]() mutable {
+    {
+      std::function<void()> run = std::move(fn);
+      run();
+    }  // its captures are gone before the destructor may return
+    std::lock_guard<std::mutex> l(closures_mu_);
+    if (--closures_running_ == 0) closures_cv_.notify_all();
+  }).detach();
+}
 
 StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& handle) const {
   std::lock_guard<std::mutex> l(mu_);
@@ -43,6 +62,22 @@ Status Master::ExtendSession(const ExtendSessionRequest& request,
   return session->Extend(request, response);
 }
 
+namespace {
+
+// The step's error in the response, when the request asks for that (TF's
+// store_errors_in_response_body): the call itself is then OK.
+Status StoreErrorInResponse(const RunStepRequest& request, Status s, RunStepResponse* response,
+                            NamedTensors* fetched) {
+  if (s.ok() || !request.store_errors_in_response_body()) return s;
+  response->Clear();
+  fetched->clear();
+  response->set_status_code(static_cast<int>(s.code()));
+  response->set_status_error_message(std::string(s.message()));
+  return OkStatus();
+}
+
+}  // namespace
+
 Status Master::RunStep(const RunStepRequest& request, const NamedTensors& feeds,
                        RunStepResponse* response, NamedTensors* fetched) {
   Status s;
@@ -52,14 +87,26 @@ Status Master::RunStep(const RunStepRequest& request, const NamedTensors& feeds,
   } else {
     s = session.status();
   }
-  if (!s.ok() && request.store_errors_in_response_body()) {
-    response->Clear();
-    fetched->clear();
-    response->set_status_code(static_cast<int>(s.code()));
-    response->set_status_error_message(std::string(s.message()));
-    return OkStatus();
-  }
-  return s;
+  return StoreErrorInResponse(request, s, response, fetched);
+}
+
+void Master::RunStepAsync(CallOptions* opts, const RunStepRequest& request,
+                          const NamedTensors& feeds, RunStepResponse* response,
+                          NamedTensors* fetched, StatusCallback done) {
+  StatusOr<std::shared_ptr<MasterSession>> found = Find(request.session_handle());
+  if (!found.ok()) return done(StoreErrorInResponse(request, found.status(), response, fetched));
+  std::shared_ptr<MasterSession> session = *std::move(found);
+  MasterSession* s = session.get();
+  s->RunAsync(opts, request, feeds, response, fetched,
+              [this](std::function<void()> fn) { SchedClosure(std::move(fn)); },
+              [this, &request, response, fetched, done = std::move(done),
+               session = std::move(session)](const Status& result) mutable {
+                done(StoreErrorInResponse(request, result, response, fetched));
+                // A session closed during the step may be released here for the last time:
+                // its destructor waits for the step's CleanupGraph calls, which must not hold
+                // this (possibly gRPC's) thread.
+                if (session->closed()) SchedClosure([dropped = std::move(session)] {});
+              });
 }
 
 Status Master::CloseSession(const CloseSessionRequest& request, CloseSessionResponse* response) {

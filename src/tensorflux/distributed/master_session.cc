@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
 #include "tensorflux/distributed/cluster_spec.h"
 #include "tensorflux/framework/node_def_util.h"
 #include "tensorflux/framework/rendezvous.h"
@@ -274,11 +275,7 @@ StatusOr<std::shared_ptr<MasterSession::Compiled>> MasterSession::GetOrCompile(
   return it->second;
 }
 
-Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& feed_values,
-                               int64_t step_id, const RunOptions& options,
-                               std::vector<Tensor>* fetched, RunMetadata* metadata) {
-  const int64_t timeout_ms = StepTimeoutMs(options);
-  const int n = static_cast<int>(c.parts.size());
+struct MasterSession::Step {
   struct Call {
     CallOptions opts;
     RunGraphRequest req;
@@ -287,84 +284,134 @@ Status MasterSession::RunParts(const Compiled& c, const std::vector<Tensor>& fee
     NamedTensors recvs;
     Status status;
   };
-  std::vector<std::unique_ptr<Call>> calls(n);
+  std::shared_ptr<Compiled> c;
+  int64_t step_id = 0;
+  int64_t timeout_ms = 0;
+  CallOptions* opts = nullptr;  // the caller's, may be null
+  const RunStepRequest* request = nullptr;
+  const NamedTensors* feeds = nullptr;
+  RunStepResponse* response = nullptr;
+  NamedTensors* fetched = nullptr;
+  StatusCallback done;
+  std::unique_ptr<Call[]> calls;  // one per c->parts
   std::mutex mu;
-  std::condition_variable cv;
-  int pending = n;
-  int first_error = -1;
+  int pending = 0;       // calls not answered
+  int first_error = -1;  // the first call that failed
+
+  void CancelCalls(int except) {
+    for (int j = 0; j < static_cast<int>(c->parts.size()); ++j) {
+      if (j != except) calls[j].opts.StartCancel();
+    }
+  }
+};
+
+void MasterSession::StartStep(std::shared_ptr<Step> step) {
+  const Compiled& c = *step->c;
+  const int n = static_cast<int>(c.parts.size());
+  step->step_id = static_cast<int64_t>(RandomU64() >> 1);
+  step->calls.reset(new Step::Call[n]);
+  step->pending = n;
+  const RunOptions& options = step->request->options();
   for (int i = 0; i < n; ++i) {
     const TaskPart& tp = c.parts[i];
-    calls[i] = std::make_unique<Call>();
-    Call& call = *calls[i];
-    call.opts.SetTimeout(timeout_ms);
+    Step::Call& call = step->calls[i];
+    call.opts.SetTimeout(step->timeout_ms);
     call.req.set_session_handle(handle_);
     call.req.set_create_worker_session_called(true);
     call.req.set_graph_handle(tp.graph_handle);
-    call.req.set_step_id(step_id);
+    call.req.set_step_id(step->step_id);
     call.req.mutable_exec_opts()->set_record_timeline(options.trace_level() !=
                                                       RunOptions::NO_TRACE);
     call.req.mutable_exec_opts()->set_record_partition_graphs(options.output_partition_graphs());
     call.sends.reserve(tp.feeds.size());
-    for (int f : tp.feeds) call.sends.emplace_back(c.feed_keys[f], feed_values[f]);
+    for (int f : tp.feeds) {
+      call.sends.emplace_back(c.feed_keys[f], (*step->feeds)[c.sig.feed_input[f]].second);
+    }
     for (int f : tp.fetches) call.req.add_recv_key(c.fetch_keys[f]);
   }
+  if (step->opts != nullptr) {
+    // Runs at once when the caller cancelled already: the calls below then fail at once.
+    step->opts->SetCancelCallback([step] { step->CancelCalls(-1); });
+  }
+  if (n == 0) return FinishStep(step.get());  // every fetch is a feed
   for (int i = 0; i < n; ++i) {
-    Call* call = calls[i].get();
-    c.parts[i].worker->RunGraphWithTensorsAsync(&call->opts, &call->req, &call->sends,
-                                                &call->resp, &call->recvs,
-                                                [&, i, call](const Status& s) {
-      std::lock_guard<std::mutex> l(mu);
-      call->status = s;
-      if (!s.ok() && first_error < 0) {
-        first_error = i;
-        // The step cannot succeed: stop the other tasks' partitions now.
-        for (int j = 0; j < n; ++j) {
-          if (j != i) calls[j]->opts.StartCancel();
-        }
-      }
-      if (--pending == 0) cv.notify_all();
-    });
+    Step::Call* call = &step->calls[i];
+    c.parts[i].worker->RunGraphWithTensorsAsync(
+        &call->opts, &call->req, &call->sends, &call->resp, &call->recvs,
+        [this, step, i, call](const Status& s) {
+          bool cancel_others = false;
+          bool last = false;
+          {
+            std::lock_guard<std::mutex> l(step->mu);
+            call->status = s;
+            if (!s.ok() && step->first_error < 0) {
+              step->first_error = i;
+              cancel_others = true;
+            }
+            last = --step->pending == 0;
+          }
+          // The step cannot succeed: stop the other tasks' partitions now (outside the lock: a
+          // cancelled in-process call may answer on this thread).
+          if (cancel_others) step->CancelCalls(i);
+          if (last) FinishStep(step.get());
+        });
   }
-  {
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait(l, [&] { return pending == 0; });
-  }
-  if (first_error >= 0) {
-    const Status& s = calls[first_error]->status;
-    const std::string& task = c.parts[first_error].task;
+}
+
+void MasterSession::FinishStep(Step* step) {
+  if (step->opts != nullptr) step->opts->ClearCancelCallback();
+  const Compiled& c = *step->c;
+  const int n = static_cast<int>(c.parts.size());
+  const int64_t step_id = step->step_id;
+  CleanupStepAsync(c, step_id);
+  StatusCallback done = std::move(step->done);
+  if (step->first_error >= 0) {
+    const Status& s = step->calls[step->first_error].status;
+    const std::string& task = c.parts[step->first_error].task;
     if (s.code() == absl::StatusCode::kDeadlineExceeded) {
       // Every task that had not answered by the deadline: the one that hangs (a stopped
       // process, a lost network) is among them even when another task, waiting for its
       // tensors, timed out first.
       std::vector<std::string> waiting;
       for (int i = 0; i < n; ++i) {
-        if (!calls[i]->status.ok()) waiting.push_back(c.parts[i].task);
+        if (!step->calls[i].status.ok()) waiting.push_back(c.parts[i].task);
       }
-      return errors::DeadlineExceeded("Step ", step_id, " timed out after ", timeout_ms,
-                                      " ms waiting for task", waiting.size() > 1 ? "s " : " ",
-                                      absl::StrJoin(waiting, ", "), ": ", task, ": ",
-                                      s.message());
+      return done(errors::DeadlineExceeded(
+          "Step ", step_id, " timed out after ", step->timeout_ms, " ms waiting for task",
+          waiting.size() > 1 ? "s " : " ", absl::StrJoin(waiting, ", "), ": ", task, ": ",
+          s.message()));
     }
-    return Status(s.code(), absl::StrCat("Step ", step_id, " failed on task ", task, ": ",
-                                         s.message()));
+    return done(Status(s.code(), absl::StrCat("Step ", step_id, " failed on task ", task, ": ",
+                                              s.message())));
   }
   // Gather the fetches by key, and each task's step stats and partition graphs when asked.
+  RunMetadata* metadata = step->response->mutable_metadata();
   absl::flat_hash_map<std::string, Tensor*> by_key;
-  for (const auto& call : calls) {
-    for (auto& [key, t] : call->recvs) by_key[key] = &t;
-    metadata->mutable_step_stats()->MergeFrom(call->resp.step_stats());
-    for (const GraphDef& g : call->resp.partition_graph()) *metadata->add_partition_graphs() = g;
+  for (int i = 0; i < n; ++i) {
+    Step::Call& call = step->calls[i];
+    for (auto& [key, t] : call.recvs) by_key[key] = &t;
+    metadata->mutable_step_stats()->MergeFrom(call.resp.step_stats());
+    for (const GraphDef& g : call.resp.partition_graph()) *metadata->add_partition_graphs() = g;
   }
-  fetched->resize(c.sig.fetches.size());
-  for (size_t i = 0; i < c.sig.fetches.size(); ++i) {
-    auto it = by_key.find(c.fetch_keys[i]);
-    if (it == by_key.end()) {
-      return errors::Internal("Step ", step_id, ": no worker returned fetch '",
-                              c.sig.fetches[i], "'");
+  NamedTensors* fetched = step->fetched;
+  fetched->clear();
+  fetched->reserve(c.sig.sources.size());
+  for (size_t i = 0; i < c.sig.sources.size(); ++i) {
+    const RunSignature::Source& src = c.sig.sources[i];
+    const std::string& name = step->request->fetch(static_cast<int>(i));
+    if (src.from_feed) {
+      fetched->emplace_back(name, (*step->feeds)[src.index].second);
+      continue;
     }
-    (*fetched)[i] = *it->second;
+    auto it = by_key.find(c.fetch_keys[src.index]);
+    if (it == by_key.end()) {
+      fetched->clear();
+      return done(errors::Internal("Step ", step_id, ": no worker returned fetch '",
+                                   c.sig.fetches[src.index], "'"));
+    }
+    fetched->emplace_back(name, *it->second);
   }
-  return OkStatus();
+  done(OkStatus());
 }
 
 void MasterSession::CleanupStepAsync(const Compiled& c, int64_t step_id) {
@@ -399,45 +446,67 @@ void MasterSession::WaitForCleanups() {
 
 Status MasterSession::Run(const RunStepRequest& request, const NamedTensors& feeds,
                           RunStepResponse* response, NamedTensors* fetched) {
+  absl::Notification finished;
+  Status result;
+  RunAsync(nullptr, request, feeds, response, fetched, nullptr, [&](const Status& s) {
+    result = s;
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return result;
+}
+
+void MasterSession::RunAsync(CallOptions* opts, const RunStepRequest& request,
+                             const NamedTensors& feeds, RunStepResponse* response,
+                             NamedTensors* fetched, const BlockingRunner& run_blocking,
+                             StatusCallback done) {
   if (!request.partial_run_handle().empty()) {
-    return errors::Unimplemented("partial runs are not supported");
+    return done(errors::Unimplemented("partial runs are not supported"));
   }
   std::shared_ptr<const Graph> graph = state_.graph();
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (closed_) return errors::Cancelled("Session ", handle_, " has been closed");
-  }
+  if (closed()) return done(errors::Cancelled("Session ", handle_, " has been closed"));
   if (graph == nullptr) {
-    return errors::FailedPrecondition("Session was not created with a graph before Run()");
+    return done(errors::FailedPrecondition("Session was not created with a graph before Run()"));
   }
   for (const auto& [name, t] : feeds) {
     if (!t.IsInitialized()) {
-      return errors::InvalidArgument("Feed '", name, "' is an uninitialized tensor");
+      return done(errors::InvalidArgument("Feed '", name, "' is an uninitialized tensor"));
     }
   }
   std::vector<std::string> fetches(request.fetch().begin(), request.fetch().end());
   std::vector<std::string> targets(request.target().begin(), request.target().end());
-  TX_ASSIGN_OR_RETURN(RunSignature sig,
-                      GraphExecutionState::MakeSignature(*graph, feeds, fetches, targets));
-  TX_ASSIGN_OR_RETURN(std::shared_ptr<Compiled> c, GetOrCompile(graph, std::move(sig)));
-
-  std::vector<Tensor> feed_values;
-  feed_values.reserve(c->sig.feeds.size());
-  for (int i : c->sig.feed_input) feed_values.push_back(feeds[i].second);
-  const int64_t step_id = static_cast<int64_t>(RandomU64() >> 1);
-  std::vector<Tensor> values;
-  Status s = RunParts(*c, feed_values, step_id, request.options(), &values,
-                      response->mutable_metadata());
-  CleanupStepAsync(*c, step_id);
-  TX_RETURN_IF_ERROR(s);
-  fetched->clear();
-  fetched->reserve(c->sig.sources.size());
-  for (size_t i = 0; i < c->sig.sources.size(); ++i) {
-    const RunSignature::Source& src = c->sig.sources[i];
-    fetched->emplace_back(request.fetch(static_cast<int>(i)),
-                          src.from_feed ? feeds[src.index].second : values[src.index]);
+  StatusOr<RunSignature> sig = GraphExecutionState::MakeSignature(*graph, feeds, fetches, targets);
+  if (!sig.ok()) return done(sig.status());
+  auto step = std::make_shared<Step>();
+  step->timeout_ms = StepTimeoutMs(request.options());
+  step->opts = opts;
+  step->request = &request;
+  step->feeds = &feeds;
+  step->response = response;
+  step->fetched = fetched;
+  step->done = std::move(done);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = compiled_.find(sig->key);
+    if (it != compiled_.end()) step->c = it->second;
   }
-  return OkStatus();
+  if (step->c != nullptr) return StartStep(std::move(step));
+  auto compile = [this, graph, sig = *std::move(sig), step]() {
+    StatusOr<std::shared_ptr<Compiled>> c = GetOrCompile(graph, sig);
+    if (!c.ok()) {
+      StatusCallback failed = std::move(step->done);
+      return failed(c.status());
+    }
+    step->c = *std::move(c);
+    StartStep(step);
+  };
+  if (run_blocking) return run_blocking(std::move(compile));
+  compile();
+}
+
+bool MasterSession::closed() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return closed_;
 }
 
 Status MasterSession::Close() {

@@ -14,11 +14,14 @@
 //    a _Send with client_terminated = true, on the device where the placer put them, under the
 //    rendezvous key "<device>;<incarnation>;<device>;<tensor name>;0:0";
 // 3. the partitions of one task are registered with its worker as one graph (RegisterGraph).
-// A step (Run) picks a random step id, calls RunGraph on every task of the signature at once
-// (feeds sent to the task that receives them, fetches received from the task that sends them),
-// and waits for all; then CleanupGraph(step_id) on each of those tasks drops the step's state
-// (sent without waiting; Close waits for those still out). The first failure cancels the other
-// calls (their steps' rendezvous are aborted) and is returned with its code and the failing task named: a task killed mid-step gives UNAVAILABLE
+// A step (Run, RunAsync) picks a random step id, calls RunGraph on every task of the signature
+// at once (feeds sent to the task that receives them, fetches received from the task that sends
+// them) and finishes when all have answered, with no thread of its own: the master's own task's
+// RunGraph is a call into its Worker (an empty step finishes on the caller's thread), the others'
+// answers arrive on gRPC's threads. Then CleanupGraph(step_id) on each of those tasks drops the
+// step's state (sent without waiting; Close waits for those still out). The first failure
+// cancels the other calls (their steps' rendezvous are aborted) and is returned with its code
+// and the failing task named: a task killed mid-step gives UNAVAILABLE
 // "... /job:worker/replica:0/task:1 ...". Every call has a deadline: RunOptions.timeout_in_ms,
 // else ConfigProto.operation_timeout_in_ms, else 60 s bounds the whole step
 // (DEADLINE_EXCEEDED when it runs out).
@@ -33,6 +36,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -73,9 +77,22 @@ class MasterSession {
   Status Extend(const ExtendSessionRequest& request, ExtendSessionResponse* response);
   // A step: `request`'s feed field is not read (the feeds are `feeds`) and `response`'s tensor
   // field is not written (the fetched tensors go to `fetched`, in request.fetch order, named by
-  // fetch); the response gets the step's metadata.
+  // fetch); the response gets the step's metadata. Waits for RunAsync's `done`.
   Status Run(const RunStepRequest& request, const NamedTensors& feeds, RunStepResponse* response,
              NamedTensors* fetched);
+  // Run without waiting: `done` gets the step's status once every task's RunGraph has answered,
+  // on this thread before RunAsync returns when they all finish inline (a step of cheap nodes on
+  // the master's own task), else on the thread that finished the last one. Once the step's
+  // signature is compiled nothing here waits for another thread, so a gRPC callback thread may
+  // call it; compiling a new signature (placement, partitioning, RegisterGraph on each task)
+  // blocks and runs through `run_blocking` (null: on this thread). `opts` (may be null):
+  // StartCancel cancels the step's RunGraph calls (the step ends with the first call's error).
+  // The session and request, feeds, response, fetched must stay alive until `done` has run.
+  using BlockingRunner = std::function<void(std::function<void()>)>;
+  void RunAsync(CallOptions* opts, const RunStepRequest& request, const NamedTensors& feeds,
+                RunStepResponse* response, NamedTensors* fetched,
+                const BlockingRunner& run_blocking, StatusCallback done);
+  bool closed() const;
   Status Close();
 
   // Every device of the cluster: this task's, then the others'.
@@ -98,13 +115,15 @@ class MasterSession {
     std::vector<TaskPart> parts;
   };
 
+  struct Step;  // one step in flight (master_session.cc)
+
   MasterSession(const MasterEnv* env, std::string handle, const ConfigProto& config);
   Status ListClusterDevices();
   StatusOr<std::shared_ptr<Compiled>> GetOrCompile(const std::shared_ptr<const Graph>& graph,
                                                    RunSignature sig);
-  Status RunParts(const Compiled& c, const std::vector<Tensor>& feed_values, int64_t step_id,
-                  const RunOptions& options, std::vector<Tensor>* fetched,
-                  RunMetadata* metadata);
+  // RunGraph on every task of step->c at once; FinishStep when the last one answers.
+  void StartStep(std::shared_ptr<Step> step);
+  void FinishStep(Step* step);
   // CleanupGraph(step_id) on every task of the step, not waited for.
   void CleanupStepAsync(const Compiled& c, int64_t step_id);
   void WaitForCleanups();

@@ -87,7 +87,7 @@ StatusOr<ServerSecurity> MakeServerSecurity(const ServerSecurityOptions& options
   return sec;
 }
 
-grpc::Status CheckCallToken(const grpc::ServerContext& context, const std::string& token) {
+grpc::Status CheckCallToken(const grpc::ServerContextBase& context, const std::string& token) {
   if (token.empty()) return grpc::Status::OK;
   const auto& md = context.client_metadata();
   auto it = md.find("authorization");

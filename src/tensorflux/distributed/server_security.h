@@ -53,7 +53,7 @@ StatusOr<ServerSecurity> MakeServerSecurity(const ServerSecurityOptions& options
 
 // OK when `token` is empty or the call carries "authorization: Bearer <token>";
 // UNAUTHENTICATED otherwise (the message does not echo what was sent).
-grpc::Status CheckCallToken(const grpc::ServerContext& context, const std::string& token);
+grpc::Status CheckCallToken(const grpc::ServerContextBase& context, const std::string& token);
 
 // True for 127.0.0.0/8, ::1, [::1] and "localhost".
 bool IsLoopbackHost(const std::string& host);

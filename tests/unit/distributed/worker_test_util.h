@@ -86,12 +86,13 @@ inline std::string ClientKey(const std::string& send_device, const std::string& 
 // One call of `method` with raw request bytes, as a client that does not speak protobuf.
 // `method`: a WorkerService method ("RunGraph") or a full path ("/tensorflux.MasterService/...").
 inline grpc::Status RawCall(std::shared_ptr<grpc::Channel> channel, const std::string& method,
-                     const std::string& bytes, const std::string& token = "") {
+                     const std::string& bytes, const std::string& token = "",
+                     int64_t deadline_ms = 10000) {
   PinGrpcCallbackThreads();  // a callback-API call (grpc_channel.h)
   grpc::GenericStub stub(channel);
   grpc::ClientContext ctx;
   if (!token.empty()) ctx.AddMetadata("authorization", BearerAuthorization(token));
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
   grpc::Slice slice(bytes);
   grpc::ByteBuffer request(&slice, 1), response;
   absl::Notification finished;

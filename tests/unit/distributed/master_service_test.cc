@@ -1,0 +1,172 @@
+// The MasterService's threading (grpc_master_service.h): RunStep is served on gRPC's callback
+// threads, of which there are only a few, so a step that waits must not hold one. An in-process
+// GrpcServer (one task) runs more blocked steps (dequeues of an empty queue) than gRPC has
+// callback threads while other sessions are created, run and listed; the dequeues then get
+// exactly the values enqueued. A client whose deadline passes cancels its step on the worker
+// (its step state is gone long before the step's own 60 s timeout).
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "distributed/cluster_test_util.h"
+#include "distributed/worker_test_util.h"
+#include "gtest/gtest.h"
+#include "server_process.h"
+#include "tensorflux/distributed/grpc_channel.h"
+#include "tensorflux/distributed/grpc_server.h"
+#include "tensorflux/distributed/worker.h"
+#include "tensorflux/master.pb.h"
+#include "tensorflux/master_service.grpc.pb.h"
+
+namespace tensorflux {
+namespace {
+
+using cluster_test::Connect;
+using cluster_test::Floats;
+using cluster_test::ParseGraph;
+
+// A FIFO queue of floats with an enqueue of "x" and a dequeue "deq".
+constexpr char kQueueGraph[] = R"pb(
+  node { name: "q" op: "FIFOQueueV2"
+         attr { key: "component_types" value { list { type: DT_FLOAT } } }
+         attr { key: "capacity" value { i: 100 } } }
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "enq" op: "QueueEnqueueV2" input: "q" input: "x"
+         attr { key: "Tcomponents" value { list { type: DT_FLOAT } } } }
+  node { name: "deq" op: "QueueDequeueV2" input: "q"
+         attr { key: "component_types" value { list { type: DT_FLOAT } } } }
+)pb";
+
+std::unique_ptr<GrpcServer> StartServer(int port) {
+  ServerDef def;
+  auto* job = def.mutable_cluster()->add_job();
+  job->set_name("worker");
+  (*job->mutable_tasks())[0] = "127.0.0.1:" + std::to_string(port);
+  def.set_job_name("worker");
+  GrpcServerOptions o;
+  o.server_def = def;
+  auto s = GrpcServer::Create(o);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *std::move(s) : nullptr;
+}
+
+// Waits up to 5 s for `pred`.
+template <typename Pred>
+bool WaitFor(Pred pred) {
+  for (int i = 0; i < 500 && !pred(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pred();
+}
+
+TEST(MasterServiceTest, WaitingStepsHoldNoGrpcThread) {
+  const int port = server_test::FreePort();
+  std::unique_ptr<GrpcServer> server = StartServer(port);
+  ASSERT_NE(server, nullptr);
+  auto queue = Connect(port, 20000);
+  ASSERT_TRUE(queue->Create(ParseGraph(kQueueGraph)).ok());
+  // More waiting steps than gRPC has callback threads (2 to 16, by the cores).
+  constexpr int kWaiting = 20;
+  std::vector<std::future<StatusOr<float>>> dequeues;
+  for (int i = 0; i < kWaiting; ++i) {
+    dequeues.push_back(std::async(std::launch::async, [&]() -> StatusOr<float> {
+      std::vector<Tensor> out;
+      TX_RETURN_IF_ERROR(queue->Run({}, {"deq"}, {}, &out));
+      return out[0].scalar<float>();
+    }));
+  }
+  ASSERT_TRUE(WaitFor([&] { return server->worker()->num_steps() == kWaiting; }))
+      << server->worker()->num_steps() << " steps started";
+
+  // Another client is served meanwhile: a new session, a step, the device list.
+  auto other = Connect(port, 5000);
+  ASSERT_TRUE(other->Create(ParseGraph(R"pb(
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {}
+                                                float_val: 2.5 } } } }
+  )pb")).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE(other->Run({}, {"c"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 2.5f);
+  std::vector<DeviceAttributes> devices;
+  ASSERT_TRUE(other->ListDevices(&devices).ok());
+  EXPECT_FALSE(devices.empty());
+  for (auto& d : dequeues) {
+    EXPECT_EQ(d.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  }
+
+  // Each waiting step gets one of the values, each value once.
+  for (int i = 0; i < kWaiting; ++i) {
+    ASSERT_TRUE(queue->Run({{"x", Floats({static_cast<float>(i)})}}, {}, {"enq"}, nullptr).ok());
+  }
+  std::vector<float> got;
+  for (auto& d : dequeues) {
+    ASSERT_EQ(d.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    StatusOr<float> v = d.get();
+    ASSERT_TRUE(v.ok()) << v.status();
+    got.push_back(*v);
+  }
+  std::sort(got.begin(), got.end());
+  for (int i = 0; i < kWaiting; ++i) EXPECT_EQ(got[i], static_cast<float>(i));
+  EXPECT_TRUE(WaitFor([&] { return server->worker()->num_steps() == 0; }));
+}
+
+TEST(MasterServiceTest, AClientDeadlineCancelsTheStep) {
+  const int port = server_test::FreePort();
+  std::unique_ptr<GrpcServer> server = StartServer(port);
+  ASSERT_NE(server, nullptr);
+  auto channel = NewGrpcChannel("127.0.0.1:" + std::to_string(port), GrpcChannelOptions());
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  std::unique_ptr<MasterService::Stub> stub = MasterService::NewStub(*channel);
+  auto deadline = [](int ms) {
+    return std::chrono::system_clock::now() + std::chrono::milliseconds(ms);
+  };
+  CreateSessionRequest create;
+  *create.mutable_graph_def() = ParseGraph(kQueueGraph);
+  CreateSessionResponse created;
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(deadline(10000));
+    ASSERT_TRUE(stub->CreateSession(&ctx, create, &created).ok());
+  }
+  // A dequeue of the empty queue: the step may wait 60 s, its call only 1 s.
+  RunStepRequest run;
+  run.set_session_handle(created.session_handle());
+  run.add_fetch("deq:0");
+  run.mutable_options()->set_timeout_in_ms(60000);
+  auto call = std::async(std::launch::async, [&] {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(deadline(1000));
+    RunStepResponse response;
+    return stub->RunStep(&ctx, run, &response);
+  });
+  ASSERT_TRUE(WaitFor([&] { return server->worker()->num_steps() == 1; }));
+  ASSERT_EQ(call.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(call.get().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // The cancelled step is gone from the worker at once, not at its own timeout.
+  const auto cancelled = std::chrono::steady_clock::now();
+  EXPECT_TRUE(WaitFor([&] { return server->worker()->num_steps() == 0; }));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled).count(),
+            5.0);
+  // The session still serves: a value enqueued is dequeued.
+  RunStepRequest enqueue;
+  enqueue.set_session_handle(created.session_handle());
+  auto* feed = enqueue.add_feed();
+  feed->set_name("x:0");
+  Floats({3.5f}).AsProtoTensorContent(feed->mutable_tensor());
+  enqueue.add_target("enq");
+  for (RunStepRequest* r : {&enqueue, &run}) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(deadline(10000));
+    RunStepResponse response;
+    ASSERT_TRUE(stub->RunStep(&ctx, *r, &response).ok());
+    if (r == &run) {
+      ASSERT_EQ(response.tensor_size(), 1);
+      EXPECT_EQ(testing::Values(response.tensor(0).tensor()), std::vector<float>{3.5f});
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tensorflux
