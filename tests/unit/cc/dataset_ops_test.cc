@@ -13,6 +13,7 @@
 #include "tensorflux/cc/client_session.h"
 #include "tensorflux/cc/ops/ops.h"
 #include "tensorflux/framework/cc_function.h"
+#include "poll_util.h"
 
 namespace tensorflux {
 namespace {
@@ -112,20 +113,18 @@ TEST(CppFunctionDatasetTest, CapturedArgumentsFollowTheElement) {
 }
 
 TEST(CppFunctionDatasetTest, CallsRunConcurrently) {
-  // Each call waits (up to 5 s) until two calls are in flight at once.
-  static std::atomic<int> in_flight{0};
+  // Each call counts itself in and waits (up to 60 s) until both calls have come in: were the
+  // calls run one after the other, the first could never return. The count only goes up (a
+  // count that the first call to see its partner took down again, 2 ms later, made a partner
+  // that had not looked yet wait out its deadline on a loaded machine).
+  static std::atomic<int> arrived{0};
+  arrived = 0;
   RegisterInt64("tx_test_meet", 1, [](const std::vector<int64_t>& x, int64_t* y) {
-    ++in_flight;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    bool met = false;
-    while (!(met = in_flight.load() >= 2) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
+    ++arrived;
     *y = x[0];
-    // Leave only once the partner has seen us too.
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    --in_flight;
-    return met ? OkStatus() : errors::DeadlineExceeded("no second call in flight");
+    return test::PollUntil([] { return arrived.load() >= 2; })
+               ? OkStatus()
+               : errors::DeadlineExceeded("no second call in flight");
   });
   Scope root = Scope::NewRootScope();
   Status s;

@@ -4,7 +4,6 @@
 // kernels' bound continuations. Graphs use the TxRtTest ops (runtime_test_ops.h).
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <map>
 #include <thread>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "poll_util.h"
 #include "runtime_test_ops.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/devices/cpu_device.h"
@@ -202,7 +202,7 @@ TEST_F(StepStatsTest, AsyncKernelAllocatingInComputeAsync) {
 }
 
 // TxStTestShardAlloc: y = x; allocates a 1000-byte temp in each of `shards` ParallelFor shards
-// on the intra-op pool, two of them at once (the first waits up to 5 s for a second), so at
+// on the intra-op pool, two of them at once (the first waits up to 60 s for a second), so at
 // least one runs on a pool thread. g_shards_off_caller counts shards run off the caller.
 std::atomic<int> g_shards_running{0};
 std::atomic<int> g_shards_off_caller{0};
@@ -223,10 +223,7 @@ class ShardAllocOp : public OpKernel {
         Tensor temp;
         OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, TensorShape({250}), &temp));
         g_shards_running.fetch_add(1);
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-        while (g_shards_running.load() < 2 && std::chrono::steady_clock::now() < deadline) {
-          std::this_thread::sleep_for(std::chrono::microseconds(100));
-        }
+        test::PollUntil([] { return g_shards_running.load() >= 2; });
         if (std::this_thread::get_id() != caller) g_shards_off_caller.fetch_add(1);
       }
     });
@@ -239,6 +236,8 @@ class ShardAllocOp : public OpKernel {
 REGISTER_KERNEL_BUILDER(Name("TxStTestShardAlloc").Device(DEVICE_CPU), ShardAllocOp);
 
 TEST_F(StepStatsTest, AllocationsOnIntraOpThreads) {
+  g_shards_running = 0;  // counts of this run only (--gtest_repeat)
+  g_shards_off_caller = 0;
   CpuDevice cpu(kCpu0, /*intra_op_threads=*/3);
   GraphDef g;
   AddConst(&g, "c", 1.0f);
