@@ -218,8 +218,8 @@ TEST(MultiDeviceSessionTest, FailingPartitionAbortsTheOthers) {
 TEST(MultiDeviceSessionTest, TimeoutStopsAPartitionWaitingInARecv) {
   GraphDef g;
   On(0, AddConst(&g, "c", 1.0f));
-  NodeDef* slow = On(1, AddNode(&g, "slow", "TxRtTestSleep", {"c"}));
-  AddNodeAttr("ms", int64_t{200}, slow);
+  // Device 1 computes until the step is cancelled; device 0 waits in its Recv meanwhile.
+  On(1, AddNode(&g, "slow", "TxRtTestWaitForCancel", {"c"}));
   On(0, AddNode(&g, "y", "TxRtTestAdd", {"slow", "c"}));
   auto s = MakeSession(g, 2);
   RunOptions ro;

@@ -6,8 +6,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "poll_util.h"
 #include "tensorflux/core/allocation_tracker.h"
 #include "tensorflux/core/allocator.h"
+#include "tensorflux/framework/cancellation.h"
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/op_kernel.h"
 
@@ -18,6 +20,7 @@ std::atomic<int64_t> g_probe_bytes{0};
 std::atomic<int> g_ref_one{0};
 std::atomic<int> g_ref_many{0};
 std::atomic<int> g_barrier_arrived{0};
+std::atomic<int> g_cancel_waiters{0};
 
 namespace {
 absl::Mutex g_count_mu(absl::kConstInit);
@@ -56,6 +59,7 @@ REGISTER_OP("TxRtTestAsyncAddOne")
     .Attr("on_thread: bool = false");
 REGISTER_OP("TxRtTestBarrier").Input("x: float").Output("y: float").Attr("n: int");
 REGISTER_OP("TxRtTestNoKernel").Output("y: float");
+REGISTER_OP("TxRtTestWaitForCancel").Input("x: float").Output("y: float");
 
 class ConstOp : public OpKernel {
  public:
@@ -206,18 +210,29 @@ class BarrierOp : public OpKernel {
   explicit BarrierOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(c->GetAttr("n", &n_)); }
   void Compute(OpKernelContext* ctx) override {
     g_barrier_arrived.fetch_add(1);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (g_barrier_arrived.load() < n_) {
-      OP_REQUIRES(ctx, std::chrono::steady_clock::now() < deadline,
-                  errors::DeadlineExceeded("barrier ", name(), " saw ", g_barrier_arrived.load(),
-                                           " of ", n_, " kernels running at once"));
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    OP_REQUIRES(ctx, test::PollUntil([this] { return g_barrier_arrived.load() >= n_; }),
+                errors::DeadlineExceeded("barrier ", name(), " saw ", g_barrier_arrived.load(),
+                                         " of ", n_, " kernels running at once"));
     ctx->set_output(0, ctx->input(0));
   }
 
  private:
   int64_t n_ = 0;
+};
+
+// Returns (with its input) only once its step is cancelled, so a test need not guess how long
+// a step must run for a cancellation or timeout to land in the middle of it.
+class WaitForCancelOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    CancellationManager* cm = ctx->cancellation_manager();
+    OP_REQUIRES(ctx, cm != nullptr, errors::Internal(name(), ": the step has no cancellation"));
+    g_cancel_waiters.fetch_add(1);
+    OP_REQUIRES(ctx, test::PollUntil([cm] { return cm->IsCancelled(); }),
+                errors::Internal(name(), ": the step was never cancelled"));
+    ctx->set_output(0, ctx->input(0));
+  }
 };
 
 REGISTER_KERNEL_BUILDER(Name("TxRtTestBarrier").Device(DEVICE_CPU), BarrierOp);
@@ -232,6 +247,7 @@ REGISTER_KERNEL_BUILDER(Name("TxRtTestProbe").Device(DEVICE_CPU), ProbeOp);
 REGISTER_KERNEL_BUILDER(Name("TxRtTestRefCheck").Device(DEVICE_CPU), RefCheckOp);
 REGISTER_KERNEL_BUILDER(Name("TxRtTestNoOutput").Device(DEVICE_CPU), NoOutputOp);
 REGISTER_KERNEL_BUILDER(Name("TxRtTestAsyncAddOne").Device(DEVICE_CPU), AsyncAddOneOp);
+REGISTER_KERNEL_BUILDER(Name("TxRtTestWaitForCancel").Device(DEVICE_CPU), WaitForCancelOp);
 
 }  // namespace
 }  // namespace rt_test

@@ -14,8 +14,11 @@
 //   TxRtTestAsyncAddOne(x: float, on_thread: bool = false) -> x + 1   AsyncOpKernel; completes
 //                                       inline, or on a new thread after 1 ms
 //   TxRtTestBarrier(x: float, n: int) -> x   expensive; waits until n barrier kernels are
-//                                       running at once (DEADLINE_EXCEEDED after 10 s)
+//                                       running at once (DEADLINE_EXCEEDED after 60 s)
 //   TxRtTestNoKernel() -> float         op without a kernel
+//   TxRtTestWaitForCancel(x: float) -> x   expensive; returns only once its step is cancelled
+//                                       (INTERNAL after 60 s): a step that is running for
+//                                       certain when a test cancels it or its timeout fires
 #pragma once
 
 #include <atomic>
@@ -39,6 +42,8 @@ extern std::atomic<int> g_ref_one;
 extern std::atomic<int> g_ref_many;
 // Number of TxRtTestBarrier kernels that have arrived (reset to 0 before a run).
 extern std::atomic<int> g_barrier_arrived;
+// Number of TxRtTestWaitForCancel kernels that have started waiting (reset by the test).
+extern std::atomic<int> g_cancel_waiters;
 
 // Appends a node to `g`; attrs are set by the caller on the returned NodeDef.
 inline NodeDef* AddNode(GraphDef* g, const std::string& name, const std::string& op,
