@@ -9,6 +9,7 @@
 
 #include "data_flow_test_util.h"
 #include "gtest/gtest.h"
+#include "poll_util.h"
 
 namespace tensorflux {
 namespace {
@@ -112,6 +113,9 @@ TEST(FIFOQueueTest, EnqueueWaitsWhileFullAndEnqueueManyFillsInParts) {
   Feeds many{{"x", Tensor::FromVector<float>({2, 2, 3, 3, 4, 4}, TensorShape({3, 2}))},
              {"i", Tensor::FromVector<int32_t>({2, 3, 4}, TensorShape({3}))}};
   Pending enq(s.get(), many, {}, {"enq_many"});
+  // Wait for the first element to go in (the step's thread may start late on a loaded
+  // machine), then the queue stays full and the enqueue waits.
+  ASSERT_TRUE(test::PollUntil([&] { return Size(s.get()) == 2; })) << Size(s.get());
   EXPECT_TRUE(enq.StillBlockedAfter(50));
   EXPECT_EQ(Size(s.get()), 2);
   std::vector<int32_t> got;
@@ -132,6 +136,7 @@ TEST(FIFOQueueTest, CloseFailsLaterEnqueuesAndDrainsThenEndsDequeues) {
   std::vector<Tensor> out;
   ASSERT_TRUE(s->Run(One(1, 2, 3), {}, {"enq"}, &out).ok());
   Pending waiting_many(s.get(), {}, {"deq_many:0"}, {});  // takes the one element, waits
+  ASSERT_TRUE(test::PollUntil([&] { return Size(s.get()) == 0; })) << Size(s.get());
   EXPECT_TRUE(waiting_many.StillBlockedAfter(50));
   ASSERT_TRUE(s->Run({}, {}, {"close"}, &out).ok());
   Status st = waiting_many.Wait();
@@ -166,7 +171,7 @@ TEST(FIFOQueueTest, BlockedDequeueEndsWhenTheStepTimesOutAndPutsBackWhatItTook) 
   Status st = RunWithTimeout(s.get(), {}, {"deq_many:0"}, {}, &out, 100);
   EXPECT_EQ(st.code(), absl::StatusCode::kDeadlineExceeded) << st;
   EXPECT_EQ(Size(s.get()), 1);  // the element taken by the cancelled DequeueMany is back
-  st = RunWithTimeout(s.get(), {}, {"deq:1"}, {}, &out, 1000);
+  st = RunWithTimeout(s.get(), {}, {"deq:1"}, {}, &out, 60000);  // an element is there
   ASSERT_TRUE(st.ok()) << st;
   EXPECT_EQ(out[0].scalar<int32_t>(), 3);
   // An empty queue: the plain dequeue is cancelled too, and the queue works afterwards.
