@@ -9,6 +9,7 @@ TX_REQUIRE_EXTENSION=1 in the environment the import error fails the run instead
 import os
 import sys
 import threading
+import time
 
 import pytest
 
@@ -71,6 +72,19 @@ def drain_one_shot(ds):
                 out.append(sess.run(nxt))
             except tx.errors.OutOfRangeError:
                 return out
+
+
+def wait_until(done, seconds=60.0):
+    """Polls done() until it is true (True) or `seconds` have passed (False): for waiting on
+    what another thread or process does, where a fixed sleep can be too short on a loaded
+    machine (CI runs the test shards in parallel on 2 cores). The limit only bounds a failing
+    test."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
 
 
 def run_in_threads(fn, n, timeout=120):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
+from conftest import wait_until
 
 
 def _timeout(ms):
@@ -76,9 +77,12 @@ def test_fifo_queue_close_and_cancellation():
 
 def test_blocked_dequeue_ends_when_the_session_closes():
     with tx.Graph().as_default():
-        q = tx.FIFOQueue(-1, tx.float32)
-        deq = q.dequeue()
+        q = tx.FIFOQueue(-1, tx.float32, shapes=[[]])
+        enq = q.enqueue(1.0)
+        deq = q.dequeue_many(2)
+        size = q.size()
         sess = tx.Session()
+        sess.run(enq)
         errors = []
 
         def run():
@@ -88,7 +92,9 @@ def test_blocked_dequeue_ends_when_the_session_closes():
                 errors.append(type(e))
         t = threading.Thread(target=run)
         t.start()
-        time.sleep(0.05)
+        # The waiting DequeueMany holds the one element it took: the size is 0 once it waits
+        # (a close before the step started would fail run() itself, not the dequeue).
+        assert wait_until(lambda: sess.run(size) == 0), "the dequeue never started"
         sess.close()
         t.join(10)
         assert not t.is_alive()
