@@ -10,6 +10,8 @@ import os
 
 import tensorflux as tx
 
+from report import count
+
 
 class ClusterError(RuntimeError):
     pass
@@ -85,8 +87,8 @@ def _from_master(target):
         raise ClusterError("the cluster at %s has no worker job (jobs: %s)"
                            % (target, sorted(tasks)))
     return _grpc_cluster(target, len(tasks.get("ps", ())), sorted(tasks["worker"]),
-                         "cluster at %s: %d ps, %d workers" % (
-                             target, len(tasks.get("ps", ())), len(tasks["worker"])))
+                         "cluster at %s: %s, %s" % (target, count(len(tasks.get("ps", ())), "ps"),
+                                                    count(len(tasks["worker"]), "worker")))
 
 
 def resolve(flag, workers, server_bin, log_dir):
@@ -99,7 +101,7 @@ def resolve(flag, workers, server_bin, log_dir):
     if flag == "none":
         config = tx.ConfigProto(device_count={"CPU": workers})
         return Cluster("", ["/device:CPU:%d" % i for i in range(workers)], "/device:CPU:0",
-                       config, "in process, %d CPU towers" % workers)
+                       config, "in process, %s" % count(workers, "CPU tower"))
     if flag == "local":
         logs = os.path.join(log_dir, "server_logs")
         os.makedirs(logs, exist_ok=True)
@@ -110,8 +112,8 @@ def resolve(flag, workers, server_bin, log_dir):
         except tx.train.LocalClusterError as e:
             raise ClusterError(str(e)) from None
         return _from_spec(servers.spec, servers.spec["worker"][0],
-                          "local cluster of tensorflux-server processes: 1 ps + %d workers"
-                          % workers, servers)
+                          "local cluster of tensorflux-server processes: 1 ps + %s"
+                          % count(workers, "worker"), servers)
     if flag.startswith("grpc://"):
         return _from_master(flag)
     raise ClusterError("--cluster must be local, none or grpc://HOST:PORT, got %r" % flag)

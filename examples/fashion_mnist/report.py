@@ -7,10 +7,11 @@ which needs matplotlib (Debian's python3-matplotlib, Agg backend: no display nee
     print(format_confusion(confusion, CLASS_NAMES))
     write_report(run_dir, history, confusion, CLASS_NAMES, config)
 
-history is a list with one dict per epoch: epoch, loss, train_accuracy, test_accuracy,
-images_per_sec, learning_rate (a missing key or None prints as "-"), and optionally
-"step_losses", the losses of that epoch's steps in order (plotted as the per-step loss curve).
-read_report() parses a report.md back into the same figures.
+history is a list with one dict per epoch: epoch, step (the global step the epoch ended at),
+loss, train_accuracy, test_accuracy, images_per_sec, learning_rate (a missing key or None prints
+as "-"), and optionally "step_losses", the losses of the epoch's last steps in order, up to and
+including `step` (plotted as the per-step loss curve). read_report() parses a report.md back
+into the same figures.
 """
 
 import os
@@ -18,12 +19,18 @@ import re
 
 import numpy as np
 
-EPOCH_COLUMNS = ("epoch", "loss", "train_accuracy", "test_accuracy", "images_per_sec",
+EPOCH_COLUMNS = ("epoch", "step", "loss", "train_accuracy", "test_accuracy", "images_per_sec",
                  "learning_rate")
-_FORMATS = {"epoch": "%d", "loss": "%.4f", "train_accuracy": "%.4f", "test_accuracy": "%.4f",
-            "images_per_sec": "%.1f", "learning_rate": "%.6g"}
+_FORMATS = {"epoch": "%d", "step": "%d", "loss": "%.4f", "train_accuracy": "%.4f",
+            "test_accuracy": "%.4f", "images_per_sec": "%.1f", "learning_rate": "%.6g"}
 PNG_SIZE = (1500, 520)  # report.png's width and height in pixels
 _DPI = 100
+
+
+def count(n, noun):
+    """"1 worker", "2 workers": n and the noun, plural (an "s" added) unless n is 1; a noun that
+    ends in "s" ("ps") stays as it is."""
+    return "%d %s" % (n, noun if n == 1 or noun.endswith("s") else noun + "s")
 
 
 def confusion_matrix(labels, predictions, num_classes):
@@ -121,7 +128,27 @@ def _cell(key, value):
     return "-" if value is None else _FORMATS[key] % value
 
 
-def _plot(png_path, history, confusion, class_names):
+def _x(step, steps_per_epoch):
+    return step / steps_per_epoch if steps_per_epoch else step
+
+
+def loss_curve(history, steps_per_epoch=None):
+    """(x, loss) lists of the per-step losses of `history` for report.png: x is the global step
+    of each loss (an entry's step_losses end at its "step"), in epochs (step / steps_per_epoch)
+    when steps_per_epoch is given. So an epoch cut short (--max-steps) ends where it stopped,
+    and an epoch continued by a resumed run is one continuous curve."""
+    xs, ys = [], []
+    for h in history:
+        losses = h.get("step_losses") or []
+        if h.get("step") is None:
+            continue
+        first = h["step"] - len(losses) + 1
+        xs += [_x(first + i, steps_per_epoch) for i in range(len(losses))]
+        ys += list(losses)
+    return xs, ys
+
+
+def _plot(png_path, history, confusion, class_names, steps_per_epoch):
     import matplotlib  # pylint: disable=import-outside-toplevel
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt  # pylint: disable=import-outside-toplevel
@@ -129,25 +156,25 @@ def _plot(png_path, history, confusion, class_names):
     fig, (ax_loss, ax_acc, ax_cm) = plt.subplots(
         1, 3, figsize=(PNG_SIZE[0] / _DPI, PNG_SIZE[1] / _DPI), dpi=_DPI, layout="constrained")
     try:
-        epochs = [h["epoch"] for h in history]
-        # Per-step losses are placed on the epoch axis: step i of n in epoch e at e - 1 + (i+1)/n.
-        xs, ys = [], []
-        for h in history:
-            steps = h.get("step_losses") or []
-            xs += [h["epoch"] - 1 + (i + 1) / len(steps) for i in range(len(steps))]
-            ys += list(steps)
+        unit = "epoch" if steps_per_epoch else "step"
+        xs, ys = loss_curve(history, steps_per_epoch)
         if ys:
             ax_loss.plot(xs, ys, lw=0.6, alpha=0.6, label="per step")
-        ax_loss.plot(epochs, [h.get("loss") for h in history], "o-", label="epoch mean")
-        ax_loss.set(title="Training loss", xlabel="epoch", ylabel="loss")
+        ends = [(h, _x(h["step"], steps_per_epoch)) for h in history if h.get("step") is not None]
+        pts = [(x, h["loss"]) for h, x in ends if h.get("loss") is not None]
+        if pts:
+            ax_loss.plot(*zip(*pts), "o-", label="epoch mean (at its last step)")
+        ax_loss.set(title="Training loss", xlabel=unit, ylabel="loss")
         ax_loss.legend()
         for key in ("train_accuracy", "test_accuracy"):
-            pts = [(h["epoch"], h[key]) for h in history if h.get(key) is not None]
+            pts = [(x, h[key]) for h, x in ends if h.get(key) is not None]
             if pts:
                 ax_acc.plot(*zip(*pts), "o-", label=key.replace("_", " "))
-        ax_acc.set(title="Accuracy", xlabel="epoch", ylabel="accuracy")
-        for ax in (ax_loss, ax_acc):  # epochs are whole numbers (no 1.2, 1.4 ticks for 2)
-            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ax_acc.set(title="Accuracy (at each epoch's end)", xlabel=unit, ylabel="accuracy")
+        span = max([x for _, x in ends] + xs + [0])
+        if steps_per_epoch and span >= 2:  # whole epochs as ticks (no 1.2, 1.4 for 2 epochs)
+            for ax in (ax_loss, ax_acc):
+                ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax_acc.grid(alpha=0.3)
         ax_acc.legend()
         im = ax_cm.imshow(confusion, cmap="Blues")
@@ -167,9 +194,10 @@ def _plot(png_path, history, confusion, class_names):
         plt.close(fig)
 
 
-def write_report(out_dir, history, confusion, class_names, config):
-    """Writes out_dir/report.png (loss per step and epoch, train/test accuracy per epoch, the
-    confusion matrix heat map; PNG_SIZE pixels) and out_dir/report.md (config, per-epoch table,
+def write_report(out_dir, history, confusion, class_names, config, steps_per_epoch=None):
+    """Writes out_dir/report.png (loss per step and epoch, train/test accuracy per epoch, against
+    the global step, in epochs when steps_per_epoch is given; the confusion matrix heat map;
+    PNG_SIZE pixels) and out_dir/report.md (config, per-epoch table,
     final test accuracy from `confusion`, per-class accuracy, confusion matrix, and the files of
     out_dir). config: a dict of the run's settings. Returns (report.md path, report.png path);
     the png path is None, with a note in report.md, when matplotlib is not installed."""
@@ -178,7 +206,7 @@ def write_report(out_dir, history, confusion, class_names, config):
     png_path = os.path.join(out_dir, "report.png")
     png_note = None
     try:
-        _plot(png_path, history, confusion, class_names)
+        _plot(png_path, history, confusion, class_names, steps_per_epoch)
     except ImportError as e:
         png_path, png_note = None, ("report.png not written: matplotlib is missing (%s); "
                                     "install Debian's python3-matplotlib (scripts/setup)" % e)

@@ -1,4 +1,4 @@
-"""Trains model.cnn_logits on Fashion-MNIST by synchronous in-graph replication (issue 8).
+"""Trains a CNN (model.cnn_logits) on Fashion-MNIST by synchronous in-graph replication.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/fashion_mnist/train.py [flags]
 
@@ -17,20 +17,22 @@ cosine decay to 0 at the last step. Variables live on the ps (tx.train.replica_d
 The test set is evaluated after every epoch, sharded over the same towers.
 
 Output (--out, default runs/fashion_mnist/<UTC timestamp>/): model.ckpt-* (every epoch and on
-Ctrl-C; running again with the same --out continues from the latest, and so does running again
-without --out when the newest run there was interrupted: it has checkpoints but no report.md, and
-settings.json holds the same settings), TensorBoard events (loss,
-accuracy, learning_rate, images_per_second, test_accuracy, the graph), trace.json (a Chrome
-trace of one training step), history.json, report.md + report.png (report.py), and model.pb:
-the frozen inference graph, input "images" float32 [N, 28, 28, 1] holding pixel values in
-[0, 255] as the IDX/PNG files store them (scaled in the graph), output "probabilities" float32
-[N, 10] (softmax), with labels.txt beside it, for `tensorflux predict model.pb --images FILE`.
+Ctrl-C; running again with the same --out continues from the latest, with the same settings but
+--epochs, and so does running again without --out when the newest run there was interrupted: it
+has checkpoints but no report.md, and settings.json holds the same settings), TensorBoard
+events (loss, accuracy, learning_rate, images_per_second, test_accuracy, the graph), trace.json
+(a Chrome trace of one training step), history.json, report.md + report.png (report.py), and
+model.pb: the frozen inference graph, input "images" float32 [N, 28, 28, 1] holding pixel values
+in [0, 255] as the IDX/PNG files store them (scaled in the graph), output "probabilities"
+float32 [N, 10] (softmax), with labels.txt beside it, for `tensorflux predict model.pb --images
+FILE`.
 
 stdout: one line per epoch `epoch=N loss=... train_accuracy=... test_accuracy=...
 images_per_sec=...`, per-class test accuracy and the confusion matrix, and, last,
 `test_accuracy=0.xxxx`. A progress bar per epoch (tqdm) goes to stderr when it is a terminal.
-Exit status: 0 done, 2 bad flags, missing/corrupt data or a damaged checkpoint in --out (one
-line on stderr), 130 Ctrl-C (after saving a checkpoint), 1 other errors (a failed step, e.g. a
+Exit status: 0 done, 2 bad flags, missing/corrupt data, an --out that cannot be written, or a
+damaged checkpoint or other settings in --out (one line on stderr), 130 Ctrl-C (after saving a
+checkpoint; one line says where and how to continue), 1 other errors (a failed step, e.g. a
 dead server: its status on one line; the local servers are stopped in every case).
 """
 
@@ -38,12 +40,36 @@ import argparse
 import datetime
 import fcntl
 import json
+import math
 import os
 import signal
 import sys
 
-import tensorflux as tx
 
+def _import_tensorflux():
+    """tensorflux from the path, else from this checkout's build/python (so `python3
+    examples/fashion_mnist/train.py --help` works without PYTHONPATH); one line and exit 2 when
+    neither imports (not built, or another Python than the one it was built for)."""
+    try:
+        import tensorflux  # pylint: disable=import-outside-toplevel
+        return tensorflux
+    except ImportError as e:
+        error = e
+    build = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
+                         "python")
+    if os.path.isdir(os.path.join(build, "tensorflux")):
+        sys.path.insert(0, os.path.normpath(build))
+        try:
+            import tensorflux  # pylint: disable=import-outside-toplevel
+            return tensorflux
+        except ImportError as e:
+            error = e
+    sys.stderr.write("train.py: error: cannot import tensorflux (%s); build it with `make build` "
+                     "and run PYTHONPATH=build/python /usr/bin/python3 %s\n" % (error, sys.argv[0]))
+    sys.exit(2)
+
+
+tx = _import_tensorflux()
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster_setup  # noqa: E402  pylint: disable=wrong-import-position
 import idx  # noqa: E402  pylint: disable=wrong-import-position
@@ -57,7 +83,11 @@ def parse_args(argv):
     class Formatter(argparse.ArgumentDefaultsHelpFormatter,
                     argparse.RawDescriptionHelpFormatter):
         pass
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=Formatter)
+    # A short usage line: a bad flag prints it and the error, not every flag (--help does).
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=Formatter,
+        usage="%(prog)s [--epochs N] [--batch-size N] [--cluster local|none|grpc://HOST:PORT] "
+              "[--data-dir DIR] [--out DIR] [more flags: --help lists them]")
     p.add_argument("--epochs", type=int, default=6, help="training epochs")
     p.add_argument("--batch-size", type=int, default=64, help="images per worker per step")
     p.add_argument("--cluster", default=None,
@@ -93,8 +123,12 @@ def parse_args(argv):
         p.error("--max-steps must be >= 1")
     if args.eval_examples > model.NUM_TEST:
         p.error("--eval-examples must be <= %d" % model.NUM_TEST)
-    if args.learning_rate <= 0 or args.warmup_epochs < 0 or args.l2 < 0 or args.clip_norm <= 0:
-        p.error("--learning-rate and --clip-norm must be > 0, --warmup-epochs and --l2 >= 0")
+    for name, positive in (("learning_rate", True), ("clip_norm", True),
+                           ("warmup_epochs", False), ("l2", False)):
+        value = getattr(args, name)
+        if not math.isfinite(value) or value < 0 or (positive and value == 0):
+            p.error("--%s must be a finite number %s 0, got %s"
+                    % (name.replace("_", "-"), ">" if positive else ">=", value))
     return args
 
 
@@ -147,6 +181,26 @@ def settings(args):
     return {name: getattr(args, name) for name in _SETTINGS}
 
 
+def check_settings(args):
+    """An --out that holds a checkpoint is continued: its settings.json must hold this run's
+    settings, except --epochs (a run may be made longer; the schedule follows the new
+    length). A UsageError naming the flags that differ otherwise."""
+    try:
+        with open(os.path.join(args.out, "settings.json"), encoding="utf-8") as f:
+            saved = json.load(f)
+    except (OSError, ValueError):
+        return  # a run of an older train.py, or none
+    if tx.train.latest_checkpoint(args.out) is None:
+        return
+    ours = settings(args)
+    differ = ["--%s %s (this run: %s)" % (k.replace("_", "-"), saved[k], ours[k])
+              for k in _SETTINGS if k != "epochs" and k in saved and saved[k] != ours[k]]
+    if differ:
+        raise UsageError("--out %s continues a run trained with other settings: %s; pass the "
+                         "same flags to continue it, or another --out"
+                         % (args.out, ", ".join(differ)))
+
+
 def check_data(data_dir):
     """The four IDX files exist, are whole (the gzip streams end with their CRC) and agree with
     their headers (uint8, 28x28 images, as many labels as images, 60000 / 10000 items); a
@@ -170,6 +224,25 @@ def check_data(data_dir):
         raise UsageError(str(e)) from None
 
 
+def interrupted_message(e, out, out_given):
+    """The one line train.py prints on Ctrl-C: where the run stopped, the checkpoint saved, and
+    how to continue from it."""
+    again = "the same command again%s continues from it" % (
+        "" if out_given else " (or any with --out %s)" % out)
+    if isinstance(e, trainer.Interrupted):
+        if e.path is None:
+            return "interrupted before the first training step; no checkpoint saved"
+        return "interrupted at step %d of %d and saved %s; %s" % (
+            e.step, e.total_steps, e.path, again)
+    try:  # outside the training loop: before it, or while the report and model.pb were written
+        latest = tx.train.latest_checkpoint(out) if os.path.isdir(out) else None
+    except (OSError, ValueError):
+        latest = None
+    if latest is None:
+        return "interrupted before training started; no checkpoint saved"
+    return "interrupted; the latest checkpoint is %s; %s" % (latest, again)
+
+
 def _interrupt(signum, frame):
     # SIGTERM ends the run like Ctrl-C: a checkpoint is saved and the servers are stopped.
     raise KeyboardInterrupt()
@@ -178,7 +251,8 @@ def _interrupt(signum, frame):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     args.data_dir = os.path.abspath(args.data_dir)  # the servers read the data
-    if args.out is None:
+    out_given = args.out is not None
+    if not out_given:
         args.out, continued = default_out(args)
         if continued:
             print("continuing the interrupted run %s (pass --out for a new one)" % args.out,
@@ -188,16 +262,21 @@ def main(argv=None):
     cluster = lock = None
     try:
         check_data(args.data_dir)
+        where = "--out %s" % args.out if out_given else (
+            "the run directory %s (pass --out DIR to write elsewhere)" % args.out)
         try:
             os.makedirs(args.out, exist_ok=True)
         except OSError as e:
-            raise UsageError("cannot create --out %s: %s" % (args.out, e.strerror)) from None
+            raise UsageError("cannot create %s: %s" % (where, e.strerror)) from None
         try:
             lock = _lock(args.out)  # held until the run ends
+            check_settings(args)
+            with open(os.path.join(args.out, "settings.json"), "w", encoding="utf-8") as f:
+                json.dump(settings(args), f)
         except BlockingIOError:
             raise UsageError("%s is in use by another train.py run" % args.out) from None
-        with open(os.path.join(args.out, "settings.json"), "w", encoding="utf-8") as f:
-            json.dump(settings(args), f)
+        except OSError as e:
+            raise UsageError("cannot write to %s: %s" % (where, e.strerror)) from None
         cluster = cluster_setup.resolve(args.cluster, args.workers, args.server_bin, args.out)
         return trainer.run(args, cluster)
     except UsageError as e:
@@ -212,8 +291,13 @@ def main(argv=None):
     except tx.errors.OpError as e:  # e.g. a server of the cluster died: its status, one line
         sys.stderr.write("train.py: error: %s: %s\n" % (type(e).__name__, e.message))
         return 1
-    except KeyboardInterrupt:
-        sys.stderr.write("train.py: interrupted\n")
+    except OSError as e:  # e.g. the disk filled up under --out
+        sys.stderr.write("train.py: error: %s\n" % (
+            "%s: %s" % (e.filename, e.strerror) if e.filename else e))
+        return 1
+    except KeyboardInterrupt as e:
+        trainer.ignore_interrupts()  # a second Ctrl-C would cut the servers' shutdown short
+        sys.stderr.write("train.py: %s\n" % interrupted_message(e, args.out, out_given))
         return 130
     finally:
         if cluster is not None:

@@ -6,12 +6,15 @@ towers take the same number of steps: an epoch is floor(smallest shard / batch_s
 the towers' iterators are re-initialized, reshuffled, at each epoch). A run resumed from a
 checkpoint taken inside an epoch does that epoch's remaining steps on a fresh shuffle; the
 interrupted run left its part of the epoch in history.json (an entry with "partial": true), so
-the epoch's line and report row cover the steps of both runs.
+the epoch's line and report row cover the steps of both runs; one interrupted during an epoch's
+evaluation left the epoch's steps done and its entry partial, and the resumed run evaluates it
+first. history.json has one entry per epoch whatever was interrupted.
 """
 
 import json
 import math
 import os
+import signal
 import sys
 import time
 
@@ -186,8 +189,64 @@ class UsageError(Exception):
     one line and exits with status 2."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) during run()'s training, after the checkpoint of global step `step`
+    (of `total_steps`) was saved at `path` (None: before the first step, nothing saved)."""
+
+    def __init__(self, step, total_steps, path):
+        super().__init__(step, total_steps, path)
+        self.step, self.total_steps, self.path = step, total_steps, path
+
+
+def ignore_interrupts():
+    """A second Ctrl-C while the checkpoint is saved and the servers are stopped would cut
+    them short (a traceback, a half-written history): the process is ending anyway."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _reopen(entry, images_per_step):
+    """A history entry as the running sums of an epoch in progress (the `correct` and
+    `seconds` of entries written before they were kept are derived from their figures)."""
+    cur = dict(entry, partial=True)
+    cur.pop("loss_sum", None)  # kept by the partial entries of older train.py runs
+    n = len(cur["step_losses"])
+    if "correct" not in cur:
+        cur["correct"] = round(cur["train_accuracy"] * n * images_per_step)
+    if "seconds" not in cur:
+        cur["seconds"] = n * images_per_step / cur["images_per_sec"]
+    return cur
+
+
+def _finish_epoch(sess, g, writer, out, history, images_per_step):
+    """Evaluates the test set for history[-1], the epoch whose training steps are all done
+    (its checkpoint and history.json, which says "partial", are saved): completes the entry in
+    place, saves history.json, prints the epoch's line. Returns (labels, predictions)."""
+    cur = history[-1]
+    labels, preds = evaluate(sess, g)
+    n = len(cur["step_losses"])
+    cur.update(loss=float(np.mean(cur["step_losses"])),
+               train_accuracy=cur["correct"] / (n * images_per_step),
+               test_accuracy=float(np.mean(labels == preds)),
+               images_per_sec=n * images_per_step / cur["seconds"])
+    del cur["partial"]
+    writer.add_scalars({"test_accuracy": cur["test_accuracy"]}, cur["step"])
+    writer.flush()
+    _save_history(out, history)
+    print("epoch=%d loss=%.4f train_accuracy=%.4f test_accuracy=%.4f images_per_sec=%.1f"
+          % (cur["epoch"], cur["loss"], cur["train_accuracy"], cur["test_accuracy"],
+             cur["images_per_sec"]), flush=True)
+    return labels, preds
+
+
 def run(args, cluster):
-    """Trains, evaluates, exports; prints the epoch lines and the final figures. Returns 0."""
+    """Trains, evaluates, exports; prints the epoch lines and the final figures. Returns 0.
+
+    history.json holds one entry per epoch, always: an epoch in progress or whose evaluation
+    has not run yet is an entry with "partial": true, written with each checkpoint (at the end
+    of the epoch's steps, before its evaluation, and on Ctrl-C). A resumed run continues that
+    entry: it trains the rest of the epoch, or, when the epoch's steps were all done (Ctrl-C
+    during its evaluation), evaluates it first."""
     towers = len(cluster.tower_devices)
     steps_per_epoch = min(shard_sizes(model.NUM_TRAIN, towers)) // args.batch_size
     if steps_per_epoch < 1:
@@ -200,9 +259,9 @@ def run(args, cluster):
     if args.max_steps is not None:
         total_steps = min(total_steps, args.max_steps)
     images_per_step = towers * args.batch_size
-    print("cluster: %s; %d towers x %d images, %d steps/epoch, %d steps"
-          % (cluster.description, towers, args.batch_size, steps_per_epoch, total_steps),
-          flush=True)
+    print("cluster: %s; %s x %s, %s/epoch, %s" % (
+        cluster.description, report.count(towers, "tower"), report.count(args.batch_size, "image"),
+        report.count(steps_per_epoch, "step"), report.count(total_steps, "step")), flush=True)
     if cluster.server_pids():
         print("server pids: %s (logs in %s)" % (
             " ".join(map(str, cluster.server_pids())), os.path.join(args.out, "server_logs")),
@@ -211,35 +270,40 @@ def run(args, cluster):
     with graph.as_default():
         g = Graph(args, cluster, steps_per_epoch, total_steps)
     history = _load_history(args.out)
-    # An interrupted run's part of its last epoch (see the KeyboardInterrupt handler below).
-    partial = history.pop() if history and history[-1].get("partial") else None
     writer = tx.summary.FileWriter(args.out, graph=graph)
     sess = tx.Session(cluster.target, graph=graph, config=cluster.config)
     ckpt_prefix = os.path.join(args.out, "model.ckpt")
-    step, labels, preds, cur, t0 = 0, None, None, None, None
+    labels, preds, t0, bar, saved = None, None, None, None, (None, None)
     try:
         resumed = _restore_or_init(sess, g, args.out)
         step = int(sess.run(g.global_step))
+        saved = (step, resumed)  # the step of the latest checkpoint, and its path
         # history.json may be ahead of the restored step (the latest checkpoint's file was
-        # removed, so training starts again from step 0): keep the epochs up to `step` only.
+        # removed, so training starts again from step 0): keep the epochs up to `step` only, and
+        # an unfinished entry only at `step` (its figures are those of the checkpoint).
         history = [h for h in history if h["step"] <= step]
-        if partial is not None and partial["step"] != step:
-            partial = None
+        if history and history[-1].get("partial") and history[-1]["step"] != step:
+            history.pop()
         if resumed:
             print("resumed from %s at step %d" % (resumed, step), flush=True)
+        epoch_over = step % steps_per_epoch == 0 or step >= total_steps
+        if history and history[-1]["step"] == step:
+            if not epoch_over:  # the restored step is inside the entry's epoch: continue it
+                history[-1] = _reopen(history[-1], images_per_step)
+            elif history[-1].get("partial"):  # its steps done, its evaluation not
+                labels, preds = _finish_epoch(sess, g, writer, args.out, history,
+                                              images_per_step)
         traced = os.path.exists(os.path.join(args.out, "trace.json"))
         run_steps = 0
         while step < total_steps:
             epoch = step // steps_per_epoch + 1
             todo = min(steps_per_epoch - step % steps_per_epoch, total_steps - step)
             sess.run([it.initializer for it in g.train_iterators])
+            if not (history and history[-1].get("partial") and history[-1]["epoch"] == epoch):
+                history.append({"epoch": epoch, "step": step, "correct": 0, "seconds": 0.0,
+                                "learning_rate": None, "step_losses": [], "partial": True})
+            cur = history[-1]
             bar = Progress(todo, epoch, args.epochs)
-            cur = {"epoch": epoch, "loss_sum": 0.0, "correct": 0.0, "seconds": 0.0,
-                   "step_losses": []}
-            if partial is not None and partial["epoch"] == epoch:
-                cur = {k: partial[k] for k in cur}
-            partial = None
-            step_losses = cur["step_losses"]
             t0 = time.perf_counter()
             done = 0
             for _ in range(todo):
@@ -252,9 +316,9 @@ def run(args, cluster):
                                                  g.learning_rate])
                 step += 1
                 done += 1
-                cur["loss_sum"] += float(loss)
-                cur["correct"] += float(hit)
-                step_losses.append(float(loss))
+                cur["step_losses"].append(float(loss))
+                cur.update(step=step, correct=cur["correct"] + int(hit),
+                           learning_rate=float(lr))
                 rate = done * images_per_step / max(time.perf_counter() - t0, 1e-9)
                 bar.update(loss="%.4f" % loss, acc="%.3f" % (hit / images_per_step),
                            lr="%.2e" % lr, img_s="%.0f" % rate)
@@ -264,48 +328,42 @@ def run(args, cluster):
             bar.close()
             cur["seconds"] += time.perf_counter() - t0
             t0 = None
-            labels, preds = evaluate(sess, g)
-            test_acc = float(np.mean(labels == preds))
-            n = len(step_losses)
-            entry = {"epoch": epoch, "step": step, "loss": cur["loss_sum"] / n,
-                     "train_accuracy": cur["correct"] / (n * images_per_step),
-                     "test_accuracy": test_acc,
-                     "images_per_sec": n * images_per_step / cur["seconds"],
-                     "learning_rate": float(lr), "step_losses": step_losses}
-            cur = None
-            history.append(entry)
-            writer.add_scalars({"test_accuracy": test_acc}, step)
-            writer.flush()
-            g.saver.save(sess, ckpt_prefix, global_step=step)
+            # The checkpoint, and history.json saying the evaluation is still to run, first: a
+            # Ctrl-C during the evaluation leaves both, and the resumed run evaluates the epoch.
+            saved = (step, g.saver.save(sess, ckpt_prefix, global_step=step))
             _save_history(args.out, history)
-            print("epoch=%d loss=%.4f train_accuracy=%.4f test_accuracy=%.4f "
-                  "images_per_sec=%.1f" % (epoch, entry["loss"], entry["train_accuracy"],
-                                           test_acc, entry["images_per_sec"]), flush=True)
+            labels, preds = _finish_epoch(sess, g, writer, args.out, history, images_per_step)
         if labels is None:  # resumed after the last step: evaluate the checkpoint
             labels, preds = evaluate(sess, g)
     except KeyboardInterrupt:
+        ignore_interrupts()
+        if bar is not None:
+            bar.close()
         # The signal may have come during a step that completed: ask the graph, not `step`.
         step = int(sess.run(g.global_step))
+        path = None
         if step:
-            path = g.saver.save(sess, ckpt_prefix, global_step=step)
-            if cur is not None and cur["step_losses"]:
+            # Interrupted in an evaluation, the step's checkpoint is there already.
+            path = saved[1] if saved[0] == step else g.saver.save(sess, ckpt_prefix,
+                                                                  global_step=step)
+            if history and history[-1].get("partial"):
                 # The epoch's figures so far (the steps whose losses came back: the step the
                 # signal interrupted may be in the checkpoint without them), for the resumed run.
                 if t0 is not None:
-                    cur["seconds"] += time.perf_counter() - t0
-                _save_history(args.out, history + [dict(cur, step=step, partial=True)])
-            sys.stderr.write("\ntrain.py: interrupted at step %d; saved %s (the same command "
-                             "again, or any with --out %s, continues from it)\n"
-                             % (step, path, args.out))
-        raise
+                    history[-1]["seconds"] += time.perf_counter() - t0
+                history[-1]["step"] = step
+                if not history[-1]["step_losses"]:
+                    history.pop()  # interrupted before the epoch's first step came back
+            _save_history(args.out, history)
+        raise Interrupted(step, total_steps, path) from None
     finally:
         writer.close()
         sess.close()
     export(args, tx.train.latest_checkpoint(args.out))
-    return finish(args, cluster, history, labels, preds)
+    return finish(args, cluster, history, labels, preds, steps_per_epoch)
 
 
-def finish(args, cluster, history, labels, preds):
+def finish(args, cluster, history, labels, preds, steps_per_epoch):
     confusion = report.confusion_matrix(labels, preds, len(model.CLASS_NAMES))
     print(report.format_per_class(confusion, model.CLASS_NAMES))
     print(report.format_confusion(confusion, model.CLASS_NAMES))
@@ -313,8 +371,10 @@ def finish(args, cluster, history, labels, preds):
               "towers": len(cluster.tower_devices), "cluster": cluster.description,
               "learning_rate": args.learning_rate, "warmup_epochs": args.warmup_epochs,
               "l2": args.l2, "clip_norm": args.clip_norm, "seed": args.seed,
-              "max_steps": args.max_steps, "eval_examples": args.eval_examples}
-    report.write_report(args.out, history, confusion, model.CLASS_NAMES, config)
+              "max_steps": args.max_steps, "eval_examples": args.eval_examples,
+              "steps_per_epoch": steps_per_epoch}
+    report.write_report(args.out, history, confusion, model.CLASS_NAMES, config,
+                        steps_per_epoch)
     print("wrote %s (report.md, report.png, model.pb, checkpoints, events, trace.json)"
           % args.out)
     print("test_accuracy=%.4f" % report.accuracy(confusion), flush=True)

@@ -76,10 +76,10 @@ def test_per_class_accuracy_and_tables():
 
 def _history():
     return [
-        {"epoch": 1, "loss": 0.61234, "train_accuracy": 0.781, "test_accuracy": 0.8412,
+        {"epoch": 1, "step": 4, "loss": 0.61234, "train_accuracy": 0.781, "test_accuracy": 0.8412,
          "images_per_sec": 2345.67, "learning_rate": 1e-3,
          "step_losses": [2.3, 1.1, 0.8, 0.6]},
-        {"epoch": 2, "loss": 0.40001, "train_accuracy": 0.8555, "test_accuracy": None,
+        {"epoch": 2, "step": 7, "loss": 0.40001, "train_accuracy": 0.8555, "test_accuracy": None,
          "images_per_sec": 2401.0, "learning_rate": 5.5e-4, "step_losses": [0.5, 0.45, 0.4]},
     ]
 
@@ -99,9 +99,9 @@ def test_write_report_parses_back(tmp_path):
     assert r["config"] == {"batch_size": "64", "cluster": "local (1 ps | 2 workers)",
                            "epochs": "2"}
     assert r["epochs"] == [
-        {"epoch": 1, "loss": 0.6123, "train_accuracy": 0.781, "test_accuracy": 0.8412,
+        {"epoch": 1, "step": 4, "loss": 0.6123, "train_accuracy": 0.781, "test_accuracy": 0.8412,
          "images_per_sec": 2345.7, "learning_rate": 1e-3},
-        {"epoch": 2, "loss": 0.4, "train_accuracy": 0.8555, "test_accuracy": None,
+        {"epoch": 2, "step": 7, "loss": 0.4, "train_accuracy": 0.8555, "test_accuracy": None,
          "images_per_sec": 2401.0, "learning_rate": 5.5e-4}]
     assert r["test_accuracy"] == pytest.approx(np.mean(labels == preds), abs=5e-5)
     assert r["class_names"] == list(NAMES)
@@ -112,6 +112,29 @@ def test_write_report_parses_back(tmp_path):
     text = open(md, encoding="utf-8").read()
     assert "- `model.ckpt-10.index` (7 bytes)" in text
     assert "- `report.png` (%d bytes)" % os.path.getsize(png) in text
+
+
+def test_count_is_singular_for_one():
+    assert [report.count(n, "worker") for n in (0, 1, 2)] == ["0 workers", "1 worker",
+                                                             "2 workers"]
+    assert report.count(1, "CPU tower") == "1 CPU tower"
+    assert [report.count(n, "ps") for n in (1, 3)] == ["1 ps", "3 ps"]
+
+
+def test_loss_curve_is_on_the_global_step():
+    # 4 steps an epoch. Epoch 1 ran its 4 steps; epoch 2 was cut short by --max-steps at step 6
+    # (2 of its 4 steps): its losses end half-way through the epoch, not stretched over it.
+    history = [{"epoch": 1, "step": 4, "step_losses": [2.3, 1.1, 0.8, 0.6]},
+               {"epoch": 2, "step": 6, "step_losses": [0.5, 0.45]}]
+    xs, ys = report.loss_curve(history, steps_per_epoch=4)
+    assert ys == [2.3, 1.1, 0.8, 0.6, 0.5, 0.45]
+    np.testing.assert_allclose(xs, [0.25, 0.5, 0.75, 1.0, 1.25, 1.5])
+    xs, _ = report.loss_curve(history)  # no steps_per_epoch: x in steps
+    assert xs == [1, 2, 3, 4, 5, 6]
+    # A resumed run that lost the interrupted step's loss (checkpointed at step 3, 2 losses
+    # came back): the curve stays on the steps, ending at the epoch's last step.
+    xs, _ = report.loss_curve([{"epoch": 1, "step": 4, "step_losses": [2.3, 1.1, 0.6]}], 4)
+    np.testing.assert_allclose(xs, [0.5, 0.75, 1.0])
 
 
 def test_report_png_is_a_png_of_the_documented_size(tmp_path):

@@ -1,14 +1,17 @@
-"""examples/fashion_mnist/train.py in short runs (--max-steps, --eval-examples): flag, --out,
-data and damaged-checkpoint errors exit 2 with one line; on a local cluster the traced step shows each worker reading its
-own input and the ps applying Adam; Ctrl-C saves a checkpoint, stops the servers and a second
-run continues from it (in process: the checkpoint is the same); a SIGKILLed client
-leaves no servers behind; TF_CONFIG and grpc:// clusters; model.pb is a frozen graph from
-"images" to "probabilities"; a worker that dies mid-run ends it with one line, exit 1, and no
-servers left. (The accuracy run is `make demo`; the end-to-end test with
-`tensorflux predict` is test_fashion_mnist_e2e.py.)"""
+"""examples/fashion_mnist/train.py in short runs (--max-steps, --eval-examples): flag, --out
+(unwritable, or continued with other settings), data and damaged-checkpoint errors exit 2 with
+one line; on a local cluster the traced step shows each worker reading its own input and the ps
+applying Adam; Ctrl-C saves a checkpoint, prints one line naming it, stops the servers and a
+second run continues from it (in process: the checkpoint is the same); Ctrl-C during an epoch's
+evaluation: the resumed run evaluates that epoch (one history entry, one report row); a
+SIGKILLed client leaves no servers behind; TF_CONFIG and grpc:// clusters; model.pb is a frozen
+graph from "images" to "probabilities"; a worker that dies mid-run ends it with one line, exit
+1, and no servers left. (The accuracy run is `make demo`; the end-to-end test with `tensorflux
+predict` is test_fashion_mnist_e2e.py.)"""
 
 import fcntl
 import gzip
+import importlib.util
 import json
 import os
 import re
@@ -21,6 +24,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
+from conftest import wait_until
 
 _REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 _DIR = os.path.join(_REPO, "examples", "fashion_mnist")
@@ -68,11 +72,39 @@ def _wait_gone(pids, seconds=15):
     (["--eval-examples", "10001"], "--eval-examples must be <= 10000"),
     (["--max-steps", "0"], "--max-steps must be >= 1"),
     (["--epochs", "two"], "invalid int value"),
+    (["--learning-rate", "nan"], "--learning-rate must be a finite number > 0, got nan"),
+    (["--warmup-epochs", "inf"], "--warmup-epochs must be a finite number >= 0, got inf"),
+    (["--l2", "-1"], "--l2 must be a finite number >= 0, got -1.0"),
 ])
 def test_bad_flags_exit_2(flags, message):
     proc = _run(flags, timeout=60)
     assert proc.returncode == 2, proc.stderr
-    assert message in proc.stderr
+    # The short usage line and the error (not the usage of every flag, nor a traceback).
+    usage, error = proc.stderr.strip().splitlines()
+    assert usage.startswith("usage: train.py ") and "--help lists them" in usage, usage
+    assert error.startswith("train.py: error: ") and message in error, error
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(_REPO, "build", "python", "tensorflux")),
+                    reason="no build/python in this checkout")
+def test_runs_without_pythonpath_and_says_why_tensorflux_does_not_import(tmp_path):
+    # `python3 examples/fashion_mnist/train.py --help` as a new user types it: the checkout's
+    # build/python is found (before: ModuleNotFoundError: No module named 'tensorflux').
+    env = _env()
+    del env["PYTHONPATH"]
+    proc = subprocess.run([sys.executable, TRAIN, "--help"], env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0 and "--eval-examples" in proc.stdout, proc.stderr
+    # A tensorflux that does not import (here: its numpy): one line, exit 2.
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / "numpy" / "__init__.py").write_text("raise ImportError('no numpy here')\n")
+    env["PYTHONPATH"] = str(tmp_path)
+    proc = subprocess.run([sys.executable, TRAIN, "--help"], env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "train.py: error: cannot import tensorflux (no numpy here); build it with `make build` "
+        "and run PYTHONPATH=build/python /usr/bin/python3 %s" % TRAIN], proc.stderr
 
 
 @needs_data
@@ -98,10 +130,28 @@ def test_an_out_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
 
 
 @needs_data
+def test_an_out_that_cannot_be_written_is_one_line_and_exit_2():
+    # /proc: a directory no one can create files in (root included, unlike a chmod 555 one).
+    proc = _run(["--cluster", "none", "--out", "/proc"], timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "train.py: error: cannot write to --out /proc: No such file or directory"], proc.stderr
+
+
+@needs_data
 def test_a_damaged_or_removed_checkpoint(tmp_path):
     out = str(tmp_path / "run")
     first = _run(["--cluster", "none", "--out", out, "--max-steps", "2"] + SHORT)
     assert first.returncode == 0, first.stderr
+    # Continuing it with other settings (a step of another size, another seed) is refused
+    # (before: it trained on, its epochs' figures mixed); --epochs may change.
+    other = _run(["--cluster", "none", "--out", out, "--max-steps", "3", "--seed", "2"]
+                 + SHORT[:-1] + ["8"])
+    assert other.returncode == 2, other.stderr
+    assert other.stderr.strip().splitlines() == [
+        "train.py: error: --out %s continues a run trained with other settings: --batch-size "
+        "16 (this run: 8), --seed 1 (this run: 2); pass the same flags to continue it, or "
+        "another --out" % out], other.stderr
     ckpt = tx.train.latest_checkpoint(out)
     with open(ckpt, "rb") as f:
         data = f.read()
@@ -158,6 +208,14 @@ def test_corrupt_data_is_one_line_and_exit_2(tmp_path, name, payload, message):
     assert name in proc.stderr and message in proc.stderr, proc.stderr
 
 
+def report_module():
+    spec = importlib.util.spec_from_file_location("fmnist_report",
+                                                  os.path.join(_DIR, "report.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def _latest_step(out):
     return int(re.search(r"model\.ckpt-(\d+)", tx.train.latest_checkpoint(out)).group(1))
 
@@ -177,13 +235,29 @@ def _start_long_run(out):
     raise AssertionError("no server pids: " + proc.stderr.read())
 
 
+def _wait_for(proc, ready, what):
+    """Returns once ready() is true (`proc` must run meanwhile; at most 120 s)."""
+    assert wait_until(lambda: ready() or proc.poll() is not None, 120), "no %s in 120 s" % what
+    assert proc.poll() is None, proc.communicate()
+
+
 def _wait_until_training(proc, out):
     """Returns once trace.json (written after the run's 5th step) is there."""
-    deadline = time.time() + 120
-    while not os.path.exists(os.path.join(str(out), "trace.json")):
-        assert proc.poll() is None, proc.stderr.read()
-        assert time.time() < deadline, "no training step in 120 s"
-        time.sleep(0.1)
+    _wait_for(proc, lambda: os.path.exists(os.path.join(str(out), "trace.json")),
+              "training step")
+
+
+def _interrupt_when(proc, ready, what, times=1):
+    """Once ready() is true, Ctrl-C `times` times (50 ms apart) to `proc`; its (stdout, stderr)
+    once it ended (killed if the test fails first)."""
+    try:
+        _wait_for(proc, ready, what)
+        for _ in range(times):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.05)
+        return proc.communicate(timeout=60)
+    finally:
+        proc.kill()
 
 
 @needs_data
@@ -191,16 +265,18 @@ def _wait_until_training(proc, out):
 def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
     out = str(tmp_path / "run")
     proc, pids = _start_long_run(out)
-    try:
-        _wait_until_training(proc, out)  # then interrupt, as Ctrl-C would
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    _, err = _interrupt_when(proc, lambda: os.path.exists(os.path.join(out, "trace.json")),
+                             "training step", times=3)  # as Ctrl-C pressed 3 times
     assert proc.returncode == 130, err
-    saved = re.search(r"interrupted at step (\d+); saved (\S+)", err)
+    # One line: where the checkpoint is and how to continue (before: a second, bare
+    # "train.py: interrupted" line; a second Ctrl-C while saving could end in a traceback).
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    saved = re.fullmatch(r"train\.py: interrupted at step (\d+) of 1000 and saved (\S+); the "
+                         r"same command again continues from it", lines[0])
     assert saved, err
     step = int(saved.group(1))
+    assert saved.group(2) == tx.train.latest_checkpoint(out)
     assert step >= 5 and _latest_step(out) == step
     assert _wait_gone(pids) == []
     # The traced step: each worker read its own batch and ran its tower's convolutions; Adam
@@ -258,6 +334,43 @@ def test_interrupt_saves_stops_servers_and_a_rerun_resumes(tmp_path):
 
 
 @needs_data
+def test_interrupted_evaluation_is_done_by_the_resumed_run(tmp_path):
+    # In process, one tower (the cluster line says so in the singular). Ctrl-C during the
+    # evaluation of an epoch whose steps are all done: the resumed run evaluates that epoch, and
+    # history.json and report.md have it once (before: its row was lost).
+    out = str(tmp_path / "run")
+    history_path = os.path.join(out, "history.json")
+    cmd = ["--cluster", "none", "--workers", "1", "--out", out, "--max-steps", "2",
+           "--batch-size", "16"]
+    proc = subprocess.Popen([sys.executable, TRAIN] + cmd + ["--eval-examples", "10000"],
+                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    # history.json appears with the checkpoint, before the evaluation.
+    stdout, err = _interrupt_when(proc, lambda: os.path.exists(history_path), "checkpoint")
+    assert proc.returncode == 130, err
+    assert stdout.splitlines()[0] == ("cluster: in process, 1 CPU tower; 1 tower x 16 images, "
+                                      "3750 steps/epoch, 2 steps"), stdout
+    assert "epoch=" not in stdout  # interrupted in the evaluation
+    assert err.strip().splitlines() == [
+        "train.py: interrupted at step 2 of 2 and saved %s; the same command again continues "
+        "from it" % os.path.join(out, "model.ckpt-2.safetensors")], err
+    (pending,) = json.load(open(history_path))
+    assert pending["partial"] and pending["step"] == 2 and "test_accuracy" not in pending
+
+    again = _run(cmd + ["--eval-examples", "200"])
+    assert again.returncode == 0, again.stderr
+    epoch_lines = [ln for ln in again.stdout.splitlines() if ln.startswith("epoch=")]
+    assert len(epoch_lines) == 1 and epoch_lines[0].startswith("epoch=1 "), again.stdout
+    (entry,) = json.load(open(history_path))
+    assert "partial" not in entry and entry["step"] == 2
+    assert entry["step_losses"] == pending["step_losses"]
+    r = report_module().read_report(os.path.join(out, "report.md"))
+    assert [(e["epoch"], e["step"]) for e in r["epochs"]] == [(1, 2)]
+    assert r["epochs"][0]["test_accuracy"] == pytest.approx(entry["test_accuracy"], abs=5e-5)
+    assert r["test_accuracy"] == pytest.approx(entry["test_accuracy"], abs=5e-5)
+
+
+@needs_data
 def test_a_rerun_without_out_continues_the_interrupted_run(tmp_path):
     # Ctrl-C, then the same command again (as `make demo` twice): the newest run of
     # runs/fashion_mnist/ (relative to the working directory) continues.
@@ -265,15 +378,8 @@ def test_a_rerun_without_out_continues_the_interrupted_run(tmp_path):
     runs = tmp_path / "runs" / "fashion_mnist"
     proc = subprocess.Popen(cmd + ["--max-steps", "1000"], cwd=tmp_path, env=_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.time() + 120
-        while not (runs.is_dir() and any((d / "trace.json").exists() for d in runs.iterdir())):
-            assert proc.poll() is None and time.time() < deadline, proc.stderr.read()
-            time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    _, err = _interrupt_when(proc, lambda: runs.is_dir() and any(
+        (d / "trace.json").exists() for d in runs.iterdir()), "training step")
     assert proc.returncode == 130, err
     (run,) = runs.iterdir()
     step = _latest_step(str(run))
