@@ -7,14 +7,16 @@
 //   BM_ClientEmptyRunStep: fetch of a scalar Const.
 //   BM_ClientFeedFetchRunStep/bytes: a float tensor of `bytes` fed and fetched back through an
 //     Identity (master_coding.h: sent from its buffer, one copy on arrival, each way).
-// Counters: us (median call), us_p10 (10th percentile), cpu_us and switches (this client
-// process, per call), server_switches (the server process's context switches per call, from
-// /proc). The process tunes malloc as a server would (TX_NO_MALLOC_TUNING=1: glibc's defaults).
+// Counters: us (median call), us_p10 and us_p90 (10th and 90th percentiles), cpu_us and switches (this client
+// process, per call), server_switches and server_cpu_us (the server process's context switches
+// and CPU per call, from /proc). The process tunes malloc as a server would (TX_NO_MALLOC_TUNING=1: glibc's defaults).
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "bench_util.h"
 #include "distributed/server_process.h"
@@ -41,6 +43,21 @@ int64_t ProcessSwitches(pid_t pid) {
   return n;
 }
 
+// User + system CPU of every thread of `pid` so far, in microseconds (clock-tick resolution).
+double ProcessCpuMicros(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i >= 14) ticks += std::atof(field.c_str());
+  }
+  return ticks * 1e6 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 void Measure(benchmark::State& state, const GraphDef& graph,
              const std::vector<std::pair<std::string, Tensor>>& feeds, const std::string& fetch) {
   const int port = server_test::FreePort();
@@ -65,15 +82,19 @@ void Measure(benchmark::State& state, const GraphDef& graph,
   CallTimes times;
   rusage before, after;
   const int64_t server_before = ProcessSwitches(server.pid());
+  const double server_cpu_before = ProcessCpuMicros(server.pid());
   getrusage(RUSAGE_SELF, &before);
   if (!TimeInterleaved(state, session.get(), feeds, fetch, &times, {})) return;
   getrusage(RUSAGE_SELF, &after);
   state.counters["us"] = times.MedianSeconds() * 1e6;
   state.counters["us_p10"] = times.PercentileSeconds(0.1) * 1e6;
+  state.counters["us_p90"] = times.PercentileSeconds(0.9) * 1e6;
   SetProcessCounters(state, before, after);
   state.counters["server_switches"] =
       static_cast<double>(ProcessSwitches(server.pid()) - server_before) /
       static_cast<double>(state.iterations());
+  state.counters["server_cpu_us"] = (ProcessCpuMicros(server.pid()) - server_cpu_before) /
+                                    static_cast<double>(state.iterations());
   session->Close().IgnoreError();
 }
 
@@ -98,12 +119,13 @@ class Reporter : public SummaryReporter {
  public:
   void PrintSummary() const override {
     std::printf("\nRunStep round trip, client process -> tensorflux-server process (loopback)\n");
-    std::printf("%-32s %9s %9s %9s %9s %9s\n", "step", "median us", "p10 us", "cpu_us",
-                "switches", "server sw");
+    std::printf("%-32s %9s %9s %9s %9s %9s %9s %9s\n", "step", "median us", "p10 us", "p90 us",
+                "cpu_us", "switches", "server sw", "server us");
     for (const char* k : {"BM_ClientEmptyRunStep", "BM_ClientFeedFetchRunStep/4",
                           "BM_ClientFeedFetchRunStep/1048576"}) {
-      std::printf("%-32s %9.1f %9.1f %9.1f %9.1f %9.1f\n", k, Get(k, "us"), Get(k, "us_p10"),
-                  Get(k, "cpu_us"), Get(k, "switches"), Get(k, "server_switches"));
+      std::printf("%-32s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", k, Get(k, "us"),
+                  Get(k, "us_p10"), Get(k, "us_p90"), Get(k, "cpu_us"), Get(k, "switches"),
+                  Get(k, "server_switches"), Get(k, "server_cpu_us"));
     }
   }
 };

@@ -19,8 +19,10 @@ namespace tensorflux {
 namespace {
 
 constexpr int64_t kDefaultStepTimeoutMs = 60000;
-// How long Create waits for every task to answer GetStatus when the config sets no timeout.
-constexpr int64_t kDefaultConnectTimeoutMs = 20000;
+// How long Create waits for every task to answer GetStatus when the config sets no timeout
+// (a task still starting is asked again until then): long enough for tasks started together,
+// short enough that a session over a dead task fails soon (UNAVAILABLE naming it).
+constexpr int64_t kDefaultConnectTimeoutMs = 10000;
 // Deadline of a CleanupGraph call (a task that is gone has nothing to clean).
 constexpr int64_t kCleanupTimeoutMs = 5000;
 

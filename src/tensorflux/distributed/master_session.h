@@ -2,8 +2,10 @@
 // every task of the cluster.
 //
 // Create lists the devices of every task (GetStatus on each worker, in parallel; a task that does
-// not answer within the session's timeout is UNAVAILABLE naming it) and creates a worker session
-// on each (CreateWorkerSession, shared resources as TF's isolate_session_state = false).
+// not answer within the session's operation_timeout_in_ms, else 10 s, is UNAVAILABLE naming it:
+// a task that refuses connections, still starting, is asked again until then) and creates a
+// worker session on each (CreateWorkerSession, shared resources as TF's
+// isolate_session_state = false).
 //
 // A run signature (feeds, fetches, targets: runtime/graph_execution_state.h) is compiled once:
 // 1. the step graph is pruned, rewritten, optimized and placed over all the cluster's devices:

@@ -3,7 +3,8 @@
 // GrpcServer (one task) runs more blocked steps (dequeues of an empty queue) than gRPC has
 // callback threads while other sessions are created, run and listed; the dequeues then get
 // exactly the values enqueued. A client whose deadline passes cancels its step on the worker
-// (its step state is gone long before the step's own 60 s timeout).
+// (its step state is gone long before the step's own 60 s timeout). A session over a task that
+// never answers fails after the default 10 s when the config sets no timeout.
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -38,11 +39,13 @@ constexpr char kQueueGraph[] = R"pb(
          attr { key: "component_types" value { list { type: DT_FLOAT } } } }
 )pb";
 
-std::unique_ptr<GrpcServer> StartServer(int port) {
+// Task 0 of job "worker" on `port`; `dead_port` > 0: a task 1 there, never started.
+std::unique_ptr<GrpcServer> StartServer(int port, int dead_port = 0) {
   ServerDef def;
   auto* job = def.mutable_cluster()->add_job();
   job->set_name("worker");
   (*job->mutable_tasks())[0] = "127.0.0.1:" + std::to_string(port);
+  if (dead_port > 0) (*job->mutable_tasks())[1] = "127.0.0.1:" + std::to_string(dead_port);
   def.set_job_name("worker");
   GrpcServerOptions o;
   o.server_def = def;
@@ -166,6 +169,23 @@ TEST(MasterServiceTest, AClientDeadlineCancelsTheStep) {
       EXPECT_EQ(testing::Values(response.tensor(0).tensor()), std::vector<float>{3.5f});
     }
   }
+}
+
+TEST(MasterServiceTest, ASessionOverADeadTaskFailsAfterTheDefaultTimeout) {
+  const int port = server_test::FreePort();
+  const int dead_port = server_test::FreePort();
+  std::unique_ptr<GrpcServer> server = StartServer(port, dead_port);
+  ASSERT_NE(server, nullptr);
+  auto session = Connect(port, /*timeout_ms=*/0);  // no operation_timeout_in_ms
+  const auto start = std::chrono::steady_clock::now();
+  Status s = session->Create(ParseGraph(kQueueGraph));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+  EXPECT_NE(std::string(s.message()).find("/job:worker/replica:0/task:1"), std::string::npos)
+      << s;
+  EXPECT_GT(seconds, 9.0);   // asked again until the default ...
+  EXPECT_LT(seconds, 15.0);  // ... and not longer (it was 20 s)
 }
 
 }  // namespace
