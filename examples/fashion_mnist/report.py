@@ -172,8 +172,9 @@ def _plot(png_path, history, confusion, class_names, steps_per_epoch):
                 ax_acc.plot(*zip(*pts), "o-", label=key.replace("_", " "))
         ax_acc.set(title="Accuracy (at each epoch's end)", xlabel=unit, ylabel="accuracy")
         span = max([x for _, x in ends] + xs + [0])
-        if steps_per_epoch and span >= 2:  # whole epochs as ticks (no 1.2, 1.4 for 2 epochs)
-            for ax in (ax_loss, ax_acc):
+        for ax in (ax_loss, ax_acc):  # both from the first step (0) to the last
+            ax.set_xlim(0, span * 1.03 or 1)
+            if steps_per_epoch and span >= 2:  # whole epochs (no 1.2, 1.4 ticks for 2 epochs)
                 ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax_acc.grid(alpha=0.3)
         ax_acc.legend()

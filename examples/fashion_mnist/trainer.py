@@ -303,7 +303,7 @@ def run(args, cluster):
                 history.append({"epoch": epoch, "step": step, "correct": 0, "seconds": 0.0,
                                 "learning_rate": None, "step_losses": [], "partial": True})
             cur = history[-1]
-            bar = Progress(todo, epoch, args.epochs)
+            bar = Progress(todo, epoch, math.ceil(total_steps / steps_per_epoch))
             t0 = time.perf_counter()
             done = 0
             for _ in range(todo):
