@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cluster_test_util.h"
+#include "poll_util.h"
 #include "gtest/gtest.h"
 #include "tensorflux/distributed/grpc_server.h"
 #include "tensorflux/distributed/worker.h"
@@ -34,12 +35,12 @@ bool Mentions(const Status& s, const std::string& text) {
   return std::string(s.message()).find(text) != std::string::npos;
 }
 
-// One training step of kTrainGraph; w after it.
-Status TrainOnce(Session* s, std::vector<float>* w) {
+// One training step of kTrainGraph; w after it. `ro` (its timeout_in_ms) applies to both runs.
+Status TrainOnce(Session* s, std::vector<float>* w, const RunOptions& ro = {}) {
   std::vector<Tensor> out;
-  TX_RETURN_IF_ERROR(s->Run({{"x0", Floats({1, 0.5f, -1})}, {"x1", Floats({2, 1, 0.25f})}},
-                            {}, {"train"}, nullptr));
-  TX_RETURN_IF_ERROR(s->Run({}, {"w_read"}, {}, &out));
+  TX_RETURN_IF_ERROR(s->Run(ro, {{"x0", Floats({1, 0.5f, -1})}, {"x1", Floats({2, 1, 0.25f})}},
+                            {}, {"train"}, &out, nullptr));
+  TX_RETURN_IF_ERROR(s->Run(ro, {}, {"w_read"}, {}, &out, nullptr));
   *w = Values(out[0]);
   return OkStatus();
 }
@@ -89,9 +90,13 @@ TEST(ClusterFaultTest, AStoppedTaskFailsCallsAtTheirDeadline) {
   constexpr int64_t kTimeoutMs = 1500;
   auto session = Connect(c.w0_port, kTimeoutMs);
   ASSERT_TRUE(session->Create(ParseGraph(kTrainGraph)).ok());
-  ASSERT_TRUE(session->Run({}, {}, {"w_init"}, nullptr).ok());
+  // The first steps register every partition, which a loaded machine can take longer than
+  // kTimeoutMs over: they get a step timeout of their own (RunOptions overrides the config's).
+  RunOptions setup;
+  setup.set_timeout_in_ms(60000);
+  ASSERT_TRUE(session->Run(setup, {}, {}, {"w_init"}, nullptr, nullptr).ok());
   std::vector<float> w;
-  Status s = TrainOnce(session.get(), &w);
+  Status s = TrainOnce(session.get(), &w, setup);
   ASSERT_TRUE(s.ok()) << s;  // every partition registered and run once
 
   // Worker 1 accepts connections but runs nothing: its RunGraph never answers.
@@ -172,9 +177,7 @@ TEST(ClusterFaultTest, AStoppedPsLeavesNoStepStateOnTheWorkers) {
     return session->Run({}, {"out"}, {}, &out);
   });
   // Both workers hold the step while it waits.
-  for (int i = 0; i < 300 && (w0->num_steps() == 0 || w1->num_steps() == 0); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  test::PollUntil([&] { return w0->num_steps() > 0 && w1->num_steps() > 0; });
   ASSERT_EQ(step.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   EXPECT_EQ(w0->num_steps(), 1);
   EXPECT_EQ(w1->num_steps(), 1);
@@ -188,9 +191,7 @@ TEST(ClusterFaultTest, AStoppedPsLeavesNoStepStateOnTheWorkers) {
               s.code() == absl::StatusCode::kAborted)
       << s;
   EXPECT_TRUE(Mentions(s, "/job:ps/replica:0/task:0")) << s;
-  for (int i = 0; i < 500 && w0->num_steps() + w1->num_steps() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  test::PollUntil([&] { return w0->num_steps() + w1->num_steps() == 0; });
   EXPECT_EQ(w0->num_steps(), 0);
   EXPECT_EQ(w1->num_steps(), 0);
   ASSERT_TRUE(session->Close().ok());

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
 #include "cluster_test_util.h"
+#include "poll_util.h"
 #include "tensorflux/distributed/grpc_server.h"
 #include "tensorflux/distributed/master.h"
 #include "tensorflux/distributed/worker.h"
@@ -260,10 +261,8 @@ TEST(ClusterTest, CloseSessionReleasesWorkerState) {
   st = session->Run({{"x", Floats({3, -4})}}, {"bad_neg"}, {}, &out);
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
   EXPECT_NE(std::string(st.message()).find("{{node bad}}"), std::string::npos) << st;
-  for (int i = 0; i < 200 && ((*s0)->worker()->num_steps() + (*s1)->worker()->num_steps()) > 0;
-       ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  test::PollUntil(
+      [&] { return (*s0)->worker()->num_steps() + (*s1)->worker()->num_steps() == 0; });
   EXPECT_EQ((*s0)->worker()->num_steps(), 0);
   EXPECT_EQ((*s1)->worker()->num_steps(), 0);
   EXPECT_EQ((*s0)->master()->NumSessions(), 1);

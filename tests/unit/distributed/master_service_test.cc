@@ -13,6 +13,7 @@
 #include "distributed/cluster_test_util.h"
 #include "distributed/worker_test_util.h"
 #include "gtest/gtest.h"
+#include "poll_util.h"
 #include "server_process.h"
 #include "tensorflux/distributed/grpc_channel.h"
 #include "tensorflux/distributed/grpc_server.h"
@@ -54,15 +55,6 @@ std::unique_ptr<GrpcServer> StartServer(int port, int dead_port = 0) {
   return s.ok() ? *std::move(s) : nullptr;
 }
 
-// Waits up to 5 s for `pred`.
-template <typename Pred>
-bool WaitFor(Pred pred) {
-  for (int i = 0; i < 500 && !pred(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return pred();
-}
-
 TEST(MasterServiceTest, WaitingStepsHoldNoGrpcThread) {
   const int port = server_test::FreePort();
   std::unique_ptr<GrpcServer> server = StartServer(port);
@@ -79,11 +71,12 @@ TEST(MasterServiceTest, WaitingStepsHoldNoGrpcThread) {
       return out[0].scalar<float>();
     }));
   }
-  ASSERT_TRUE(WaitFor([&] { return server->worker()->num_steps() == kWaiting; }))
+  ASSERT_TRUE(test::PollUntil([&] { return server->worker()->num_steps() == kWaiting; }))
       << server->worker()->num_steps() << " steps started";
 
-  // Another client is served meanwhile: a new session, a step, the device list.
-  auto other = Connect(port, 5000);
+  // Another client is served meanwhile: a new session, a step, the device list (were the
+  // waiting steps holding every callback thread, it would never be: the 30 s only bounds that).
+  auto other = Connect(port, 30000);
   ASSERT_TRUE(other->Create(ParseGraph(R"pb(
     node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
            attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {}
@@ -112,7 +105,7 @@ TEST(MasterServiceTest, WaitingStepsHoldNoGrpcThread) {
   }
   std::sort(got.begin(), got.end());
   for (int i = 0; i < kWaiting; ++i) EXPECT_EQ(got[i], static_cast<float>(i));
-  EXPECT_TRUE(WaitFor([&] { return server->worker()->num_steps() == 0; }));
+  EXPECT_TRUE(test::PollUntil([&] { return server->worker()->num_steps() == 0; }));
 }
 
 TEST(MasterServiceTest, AClientDeadlineCancelsTheStep) {
@@ -133,42 +126,50 @@ TEST(MasterServiceTest, AClientDeadlineCancelsTheStep) {
     ctx.set_deadline(deadline(10000));
     ASSERT_TRUE(stub->CreateSession(&ctx, create, &created).ok());
   }
-  // A dequeue of the empty queue: the step may wait 60 s, its call only 1 s.
   RunStepRequest run;
   run.set_session_handle(created.session_handle());
   run.add_fetch("deq:0");
   run.mutable_options()->set_timeout_in_ms(60000);
-  auto call = std::async(std::launch::async, [&] {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(deadline(1000));
-    RunStepResponse response;
-    return stub->RunStep(&ctx, run, &response);
-  });
-  ASSERT_TRUE(WaitFor([&] { return server->worker()->num_steps() == 1; }));
-  ASSERT_EQ(call.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_EQ(call.get().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
-  // The cancelled step is gone from the worker at once, not at its own timeout.
-  const auto cancelled = std::chrono::steady_clock::now();
-  EXPECT_TRUE(WaitFor([&] { return server->worker()->num_steps() == 0; }));
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled).count(),
-            5.0);
-  // The session still serves: a value enqueued is dequeued.
   RunStepRequest enqueue;
   enqueue.set_session_handle(created.session_handle());
   auto* feed = enqueue.add_feed();
   feed->set_name("x:0");
   Floats({3.5f}).AsProtoTensorContent(feed->mutable_tensor());
   enqueue.add_target("enq");
-  for (RunStepRequest* r : {&enqueue, &run}) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(deadline(10000));
-    RunStepResponse response;
-    ASSERT_TRUE(stub->RunStep(&ctx, *r, &response).ok());
-    if (r == &run) {
-      ASSERT_EQ(response.tensor_size(), 1);
-      EXPECT_EQ(testing::Values(response.tensor(0).tensor()), std::vector<float>{3.5f});
+  // An enqueue, then a dequeue that gets its value.
+  auto enqueue_and_dequeue = [&] {
+    for (RunStepRequest* r : {&enqueue, &run}) {
+      grpc::ClientContext ctx;
+      ctx.set_deadline(deadline(60000));
+      RunStepResponse response;
+      ASSERT_TRUE(stub->RunStep(&ctx, *r, &response).ok());
+      if (r == &run) {
+        ASSERT_EQ(response.tensor_size(), 1);
+        EXPECT_EQ(testing::Values(response.tensor(0).tensor()), std::vector<float>{3.5f});
+      }
     }
-  }
+  };
+  // First, so that the step below only runs (compiling it, RegisterGraph included, could take
+  // a loaded machine past the call's deadline before the step reached the worker).
+  enqueue_and_dequeue();
+  ASSERT_TRUE(test::PollUntil([&] { return server->worker()->num_steps() == 0; }));
+  // A dequeue of the empty queue: the step may wait 60 s, its call only 3 s.
+  auto call = std::async(std::launch::async, [&] {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(deadline(3000));
+    RunStepResponse response;
+    return stub->RunStep(&ctx, run, &response);
+  });
+  ASSERT_TRUE(test::PollUntil([&] { return server->worker()->num_steps() == 1; }));
+  ASSERT_EQ(call.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(call.get().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // The cancelled step is gone from the worker at once, not at its own timeout.
+  const auto cancelled = std::chrono::steady_clock::now();
+  EXPECT_TRUE(test::PollUntil([&] { return server->worker()->num_steps() == 0; }));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled).count(),
+            20.0);
+  // The session still serves: a value enqueued is dequeued.
+  enqueue_and_dequeue();
 }
 
 TEST(MasterServiceTest, ASessionOverADeadTaskFailsAfterTheDefaultTimeout) {

@@ -355,7 +355,10 @@ TEST(ServerTest, MutualTls) {
   server.Start(flags);
   ASSERT_TRUE(server.WaitListening()) << server.log();
 
-  auto try_client = [&](const std::string& ca, const std::string& cert, const std::string& key) {
+  // timeout_ms: a refused client retries until then, so the refused cases keep it short; the
+  // served one gets room for a loaded machine (TLS handshakes, Create, a step).
+  auto try_client = [&](const std::string& ca, const std::string& cert, const std::string& key,
+                        int64_t timeout_ms = 3000) {
     auto set = [](const char* name, const std::string& v) {
       if (v.empty()) {
         unsetenv(name);
@@ -367,7 +370,7 @@ TEST(ServerTest, MutualTls) {
     set("TENSORFLUX_TLS_CERT", cert);
     set("TENSORFLUX_TLS_KEY", key);
     ConfigProto config;
-    config.set_operation_timeout_in_ms(3000);
+    config.set_operation_timeout_in_ms(timeout_ms);
     auto session = Connect(port, config);
     set("TENSORFLUX_TLS_CA", "");
     set("TENSORFLUX_TLS_CERT", "");
@@ -380,7 +383,7 @@ TEST(ServerTest, MutualTls) {
     return OkStatus();
   };
   // A client certificate signed by the server's CA: served.
-  Status s = try_client(pki.ca, pki.client_cert, pki.client_key);
+  Status s = try_client(pki.ca, pki.client_cert, pki.client_key, /*timeout_ms=*/60000);
   EXPECT_TRUE(s.ok()) << s;
   // Plain text, TLS without a client certificate, a certificate of another CA: refused.
   EXPECT_EQ(try_client("", "", "").code(), absl::StatusCode::kUnavailable);
