@@ -69,7 +69,11 @@ def _import_tensorflux():
     sys.exit(2)
 
 
-tx = _import_tensorflux()
+try:
+    tx = _import_tensorflux()
+except KeyboardInterrupt:  # Ctrl-C in the second the import takes
+    sys.stderr.write("train.py: interrupted before training started; no checkpoint saved\n")
+    sys.exit(130)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster_setup  # noqa: E402  pylint: disable=wrong-import-position
 import idx  # noqa: E402  pylint: disable=wrong-import-position

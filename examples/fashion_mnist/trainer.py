@@ -152,11 +152,22 @@ def _restore_or_init(sess, g, out):
 
 
 def _load_history(out):
+    """The entries of out/history.json ([] when there is none); a UsageError naming it when it
+    is not a list of epoch entries (e.g. edited by hand)."""
     path = os.path.join(out, "history.json")
-    if os.path.exists(path):
+    if not os.path.exists(path):
+        return []
+    try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    return []
+            history = json.load(f)
+        if not isinstance(history, list) or not all(
+                isinstance(h, dict) and {"epoch", "step", "step_losses"} <= h.keys()
+                for h in history):
+            raise ValueError("not a list of epoch entries")
+    except ValueError as e:
+        raise UsageError("%s is damaged (%s): remove it (report.md will list only the epochs "
+                         "trained from now on) or pass another --out" % (path, e)) from None
+    return history
 
 
 def _write_atomically(path, text):

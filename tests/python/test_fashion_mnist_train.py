@@ -105,6 +105,13 @@ def test_runs_without_pythonpath_and_says_why_tensorflux_does_not_import(tmp_pat
     assert proc.stderr.splitlines() == [
         "train.py: error: cannot import tensorflux (no numpy here); build it with `make build` "
         "and run PYTHONPATH=build/python /usr/bin/python3 %s" % TRAIN], proc.stderr
+    # Ctrl-C while it imports (here: raised by its numpy): one line, exit 130, no traceback.
+    (tmp_path / "numpy" / "__init__.py").write_text("raise KeyboardInterrupt\n")
+    proc = subprocess.run([sys.executable, TRAIN, "--help"], env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 130
+    assert proc.stderr.splitlines() == [
+        "train.py: interrupted before training started; no checkpoint saved"], proc.stderr
 
 
 @needs_data
@@ -136,6 +143,20 @@ def test_an_out_that_cannot_be_written_is_one_line_and_exit_2():
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [
         "train.py: error: cannot write to --out /proc: No such file or directory"], proc.stderr
+
+
+@needs_data
+@pytest.mark.parametrize("text,why", [
+    ("{not json", "Expecting property name"),
+    ('[{"epoch": 1}]', "not a list of epoch entries"),
+])
+def test_a_damaged_history_is_one_line_and_exit_2(tmp_path, text, why):
+    (tmp_path / "history.json").write_text(text)
+    proc = _run(["--cluster", "none", "--out", str(tmp_path), "--max-steps", "1"] + SHORT)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "train.py: error: %s is damaged (%s" % (tmp_path / "history.json", why)), proc.stderr
 
 
 @needs_data
