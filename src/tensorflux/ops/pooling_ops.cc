@@ -4,6 +4,7 @@
 //   MaxPoolGrad:        (orig_input [N,H,W,C], orig_output, grad [N,out_rows,out_cols,C]) -> [N,H,W,C]
 //   AvgPoolGrad:        (orig_input_shape int32 [4], grad) -> [orig_input_shape]
 //   MaxPoolGradGrad:    (orig_input, orig_output, grad [N,H,W,C]) -> [N,out_rows,out_cols,C]
+//   _FusedMaxPoolGrad:  (orig_input, orig_output, grad) -> (backprops [N,H,W,C], bias_backprop [C])
 // Window geometry and attr validation: ops/pool_window.h. Kernels: kernels/cpu/pooling_ops.cc.
 #include <vector>
 
@@ -57,13 +58,21 @@ Status MaxPoolGradShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(PooledShape(c, c->input(0), &pooled));
   for (int i : {1, 2}) {
     if (!c->input(i).IsCompatibleWith(pooled)) {
-      return errors::InvalidArgument("MaxPoolGrad input ", i, " has shape ",
+      return errors::InvalidArgument(c->node_def().op(), " input ", i, " has shape ",
                                      c->input(i).DebugString(), " but the pooled shape is ",
                                      pooled.DebugString(), " for '", c->node_def().name(), "'");
     }
   }
   c->set_output(0, c->input(0).unknown_rank() ? PartialTensorShape({-1, -1, -1, -1})
                                               : c->input(0));
+  return OkStatus();
+}
+
+// _FusedMaxPoolGrad: MaxPoolGrad's checks; backprops has orig_input's shape, bias_backprop [C].
+Status FusedMaxPoolGradShape(InferenceContext* c) {
+  TX_RETURN_IF_ERROR(MaxPoolGradShape(c));
+  const PartialTensorShape in = c->input(0);
+  c->set_output(1, PartialTensorShape({in.unknown_rank() ? -1 : in.dim_size(3)}));
   return OkStatus();
 }
 
@@ -146,6 +155,26 @@ REGISTER_OP("MaxPoolGrad")
     .SetShapeFn(MaxPoolGradShape)
     .Doc("Gradient of MaxPool: each grad element goes to the position of its window's maximum in "
          "orig_input (the first one in row-major window order on ties); output orig_input's shape.");
+
+// Made by the remapper pass (passes/remapper.cc) from MaxPoolGrad -> ReluGrad [-> BiasAddGrad]
+// where orig_input is the ReLU's output (a ReLU followed by max pooling); not a TensorFlow op.
+// Kernel: kernels/cpu/fused_pool_grad_op.cc.
+REGISTER_OP("_FusedMaxPoolGrad")
+    .Input("orig_input: T")
+    .Input("orig_output: T")
+    .Input("grad: T")
+    .Output("backprops: T")
+    .Output("bias_backprop: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {float, double}")
+    .SetShapeFn(FusedMaxPoolGradShape)
+    .Doc("backprops = ReluGrad(MaxPoolGrad(orig_input, orig_output, grad), orig_input) and "
+         "bias_backprop = BiasAddGrad(backprops) (NHWC) in one pass, for windows that do not "
+         "overlap (strides >= ksize); made by the remapper pass, not written by hand.");
 
 REGISTER_OP("MaxPoolGradGrad")
     .Input("orig_input: T")

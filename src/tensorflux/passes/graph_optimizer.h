@@ -12,7 +12,8 @@
 //                                                        preserved or stateful node removed
 //   remapping                    remapper.cc             MatMul+BiasAdd(+Relu/Relu6/Elu) ->
 //                                                        _FusedMatMul, Conv2D+BiasAdd(+Relu/Relu6/
-//                                                        Elu) -> _FusedConv2D
+//                                                        Elu) -> _FusedConv2D, MaxPoolGrad+ReluGrad
+//                                                        (+BiasAddGrad) -> _FusedMaxPoolGrad
 //
 // Switches (TF's names, config.proto / rewriter_config.proto): a pass runs when its
 // RewriterConfig Toggle is ON or AGGRESSIVE; never when OFF; at DEFAULT it runs when

@@ -5,6 +5,17 @@
 //   MatMul -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu]  =>  _FusedMatMul(a, b, bias)
 //   Conv2D -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu]  =>  _FusedConv2D(input, filter, bias)
 //
+// and, in the gradient of a ReLU followed by max pooling (not a TF fusion; ops/pooling_ops.cc):
+//
+//   MaxPoolGrad(y, pooled, g) -> ReluGrad(., y) [-> BiasAddGrad]  =>  _FusedMaxPoolGrad(y, pooled, g)
+//
+// when the ReluGrad's features are the MaxPoolGrad's orig_input (the ReLU's output y), the
+// MaxPoolGrad's only consumer is that ReluGrad, the windows do not overlap (strides >= ksize),
+// T is float or double and the BiasAddGrad (one consumer of the ReluGrad, NHWC, not preserved) is
+// optional. The fused node takes the ReluGrad's name, device and colocation: the ReluGrad's
+// consumers read its output 0, the BiasAddGrad's its output 1, and it gets the control inputs of
+// the nodes it replaces.
+//
 // with TF's attrs: the contraction's own (transpose_a/b; strides, padding, explicit_paddings,
 // data_format, dilations, use_cudnn_on_gpu), T, num_args = 1, fused_ops = ["BiasAdd"] or
 // ["BiasAdd", "<activation>"], leakyrelu_alpha = the LeakyRelu's alpha. The fused node takes the
@@ -17,6 +28,7 @@
 // fused op takes; Conv2D's data_format equals BiasAdd's; and the fused op has a kernel on every
 // device type of the session that has kernels for all the nodes it replaces. Fusion runs after autodiff (in the
 // master), so the fused ops need no gradient.
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +47,13 @@ struct Chain {
   Node* bias_add = nullptr;
   Node* activation = nullptr;  // may be null
   Node* last() const { return activation != nullptr ? activation : bias_add; }
+};
+
+// MaxPoolGrad -> ReluGrad [-> BiasAddGrad] (see the file comment).
+struct PoolGradChain {
+  Node* pool_grad = nullptr;
+  Node* relu_grad = nullptr;
+  Node* bias_grad = nullptr;  // may be null
 };
 
 bool IsActivation(const std::string& op) {
@@ -111,10 +130,19 @@ class Remapper : public GraphPass {
     for (int id : ids) {
       Node* n = g->FindNodeId(id);
       if (n == nullptr) continue;
+      if (std::optional<PoolGradChain> pc = MatchPoolGrad(ctx, n)) {
+        NodeDef def = PoolGradDef(*pc);
+        if (!KernelsCover(ctx, {pc->pool_grad, pc->relu_grad, pc->bias_grad}, def)) continue;
+        TX_RETURN_IF_ERROR(FusePoolGrad(g, *pc, std::move(def)));
+        ++fused;
+        continue;
+      }
       std::optional<Chain> chain = Match(ctx, n);
       if (!chain.has_value()) continue;
       NodeDef def = FusedDef(*chain);
-      if (!KernelsCover(ctx, *chain, def)) continue;
+      if (!KernelsCover(ctx, {chain->contraction, chain->bias_add, chain->activation}, def)) {
+        continue;
+      }
       TX_RETURN_IF_ERROR(Fuse(g, *chain, std::move(def)));
       ++fused;
     }
@@ -147,12 +175,14 @@ class Remapper : public GraphPass {
     return c;
   }
 
-  // False when some device type has kernels for every node of the chain but not the fused op.
-  static bool KernelsCover(const OptimizerContext& ctx, const Chain& c, const NodeDef& fused) {
+  // False when some device type has kernels for every node replaced (nullptr entries: none) but
+  // not the fused op.
+  static bool KernelsCover(const OptimizerContext& ctx, std::initializer_list<Node*> replaced,
+                           const NodeDef& fused) {
     const KernelRegistry* reg = KernelRegistry::Global();
     for (const std::string& type : ctx.device_types) {
       bool originals = true;
-      for (Node* m : {c.contraction, c.bias_add, c.activation}) {
+      for (Node* m : replaced) {
         if (m != nullptr && !reg->FindKernel(m->def(), type).ok()) originals = false;
       }
       if (originals && !reg->FindKernel(fused, type).ok()) return false;
@@ -185,6 +215,90 @@ class Remapper : public GraphPass {
     }
     for (Node* ctl : controls) g->AddControlEdge(ctl, f);
     return passes::Reconnect(g, consumers, {{f, 0}}, {});
+  }
+
+  static std::optional<PoolGradChain> MatchPoolGrad(const OptimizerContext& ctx, Node* n) {
+    if (n->type_string() != "MaxPoolGrad") return std::nullopt;
+    const DataType t = n->output_type(0);
+    if (t != DT_FLOAT && t != DT_DOUBLE) return std::nullopt;
+    std::vector<int32_t> ksize, strides;
+    if (!GetNodeAttr(n->def(), "ksize", &ksize).ok() ||
+        !GetNodeAttr(n->def(), "strides", &strides).ok() || ksize.size() != 4 ||
+        strides.size() != 4 || strides[1] < ksize[1] || strides[2] < ksize[2]) {
+      return std::nullopt;
+    }
+    PoolGradChain c;
+    c.pool_grad = n;
+    c.relu_grad = SoleConsumer(ctx, n);
+    if (c.relu_grad == nullptr || c.relu_grad->type_string() != "ReluGrad") return std::nullopt;
+    const Edge* grads = passes::InEdge(c.relu_grad, 0);
+    const Edge* features = passes::InEdge(c.relu_grad, 1);
+    const Edge* orig_input = passes::InEdge(n, 0);
+    if (grads == nullptr || grads->src() != n || grads->src_output() != 0 ||
+        features == nullptr || orig_input == nullptr || features->src() != orig_input->src() ||
+        features->src_output() != orig_input->src_output()) {
+      return std::nullopt;
+    }
+    if (c.relu_grad->IsStateful() || passes::HasRefEndpoint(c.relu_grad) ||
+        !SamePlacement(n, c.relu_grad)) {
+      return std::nullopt;
+    }
+    for (const Edge* e : c.relu_grad->out_edges()) {
+      Node* b = e->dst();
+      if (e->IsControlEdge() || b->type_string() != "BiasAddGrad" || e->dst_input() != 0) continue;
+      if (passes::IsRewritable(ctx, b) && !passes::HasControlOutputs(b) &&
+          AttrString(b, "data_format", "NHWC") == "NHWC" && SamePlacement(n, b)) {
+        c.bias_grad = b;
+        break;
+      }
+    }
+    return c;
+  }
+
+  // _FusedMaxPoolGrad with MaxPoolGrad's attrs, named and placed as the ReluGrad.
+  static NodeDef PoolGradDef(const PoolGradChain& c) {
+    NodeDef def;
+    def.set_name(c.relu_grad->name());
+    def.set_op("_FusedMaxPoolGrad");
+    def.set_device(c.relu_grad->requested_device());
+    if (const AttrValue* colocation = c.relu_grad->attr("_class")) {
+      (*def.mutable_attr())["_class"] = *colocation;
+    }
+    for (const char* name : {"ksize", "strides", "padding", "explicit_paddings", "data_format", "T"}) {
+      if (const AttrValue* a = c.pool_grad->attr(name)) (*def.mutable_attr())[name] = *a;
+    }
+    return def;
+  }
+
+  static Status FusePoolGrad(Graph* g, const PoolGradChain& c, NodeDef def) {
+    std::pair<Node*, int> inputs[3];
+    for (int i = 0; i < 3; ++i) {
+      const Edge* e = passes::InEdge(c.pool_grad, i);
+      if (e == nullptr) {
+        return errors::Internal("Fusion of '", c.relu_grad->name(), "': an input is unconnected");
+      }
+      inputs[i] = {e->src(), e->src_output()};
+    }
+    std::vector<Node*> controls;
+    for (Node* m : {c.pool_grad, c.relu_grad, c.bias_grad}) {
+      if (m == nullptr) continue;
+      for (Node* ctl : passes::ControlInputs(m)) controls.push_back(ctl);
+    }
+    std::vector<passes::Consumer> bias_consumers;
+    if (c.bias_grad != nullptr) {
+      bias_consumers = passes::Consumers(c.bias_grad);
+      g->RemoveNode(c.bias_grad);
+    }
+    const std::vector<passes::Consumer> consumers = passes::Consumers(c.relu_grad);
+    g->RemoveNode(c.relu_grad);
+    g->RemoveNode(c.pool_grad);
+    TX_ASSIGN_OR_RETURN(Node * f, g->AddNode(std::move(def)));
+    for (int i = 0; i < 3; ++i) {
+      TX_RETURN_IF_ERROR(g->AddEdge(inputs[i].first, inputs[i].second, f, i).status());
+    }
+    for (Node* ctl : controls) g->AddControlEdge(ctl, f);
+    TX_RETURN_IF_ERROR(passes::Reconnect(g, consumers, {{f, 0}}, {}));
+    return passes::Reconnect(g, bias_consumers, {{f, 1}}, {});
   }
 };
 

@@ -143,6 +143,9 @@ class NeverRun : public OpKernel {
 REGISTER_KERNEL_BUILDER(Name("MatMul").Device("TX_TEST_NO_FUSED"), NeverRun);
 REGISTER_KERNEL_BUILDER(Name("BiasAdd").Device("TX_TEST_NO_FUSED"), NeverRun);
 REGISTER_KERNEL_BUILDER(Name("Relu").Device("TX_TEST_NO_FUSED"), NeverRun);
+REGISTER_KERNEL_BUILDER(Name("MaxPoolGrad").Device("TX_TEST_NO_FUSED"), NeverRun);
+REGISTER_KERNEL_BUILDER(Name("ReluGrad").Device("TX_TEST_NO_FUSED"), NeverRun);
+REGISTER_KERNEL_BUILDER(Name("BiasAddGrad").Device("TX_TEST_NO_FUSED"), NeverRun);
 
 GraphDef DenseGraph(const std::string& act, bool second_consumer) {
   GraphBuilder b;
@@ -255,6 +258,77 @@ TEST(RemapperTest, FusesConv2DBiasAddRelu) {
     EXPECT_EQ(fused.Count("_FusedConv2D"), 1);
     pass_test::ExpectSameWithPassesOnAndOff(ConvGraph(format, format), {{"x", x}}, {"act"});
   }
+}
+
+// The gradient of Relu -> MaxPool (-> a bias before the ReLU): MaxPoolGrad(y, p, g) -> ReluGrad(., y)
+// -> BiasAddGrad. `k` x `k` windows moved by `s`; `features` is the ReluGrad's second input.
+GraphDef PoolGradGraph(int k, int s, const std::string& features = "y") {
+  GraphBuilder b;
+  b.Placeholder("x", PartialTensorShape({2, 4, 4, 3}));
+  const int64_t out = (4 - k) / s + 1;
+  b.Placeholder("g", PartialTensorShape({2, out, out, 3}));
+  b.Op("y", "Relu", {"x"});
+  auto window = [&](NodeDef* n) {
+    AddNodeAttr("ksize", std::vector<int64_t>{1, k, k, 1}, n);
+    AddNodeAttr("strides", std::vector<int64_t>{1, s, s, 1}, n);
+    AddNodeAttr("padding", std::string("VALID"), n);
+  };
+  window(b.Op("p", "MaxPool", {"y"}));
+  window(b.Op("mpg", "MaxPoolGrad", {"y", "p", "g"}));
+  b.Op("rg", "ReluGrad", {"mpg", features});
+  b.Op("bg", "BiasAddGrad", {"rg"});
+  b.Op("out", "Neg", {"rg"});
+  b.Op("outb", "Neg", {"bg"});
+  return b.def();
+}
+
+TEST(RemapperTest, FusesMaxPoolGradReluGradBiasAddGrad) {
+  auto o = Optimize(PoolGradGraph(2, 2), {"x", "g"}, {"out", "outb"}, {}, Only({"remapping"}));
+  ASSERT_NE(o.Find("rg"), nullptr);
+  EXPECT_EQ(o.Find("rg")->type_string(), "_FusedMaxPoolGrad");
+  EXPECT_EQ(o.Find("mpg"), nullptr);
+  EXPECT_EQ(o.Find("bg"), nullptr);
+  EXPECT_EQ(InputName(o.Find("rg"), 0), "y:0");
+  EXPECT_EQ(InputName(o.Find("rg"), 1), "p:0");
+  EXPECT_EQ(InputName(o.Find("rg"), 2), "_arg_g_0_1:0");
+  EXPECT_EQ(InputName(o.Find("out"), 0), "rg:0");
+  EXPECT_EQ(InputName(o.Find("outb"), 0), "rg:1");
+  std::vector<int64_t> strides;
+  ASSERT_TRUE(GetNodeAttr(o.Find("rg")->def(), "strides", &strides).ok());
+  EXPECT_EQ(strides, std::vector<int64_t>({1, 2, 2, 1}));
+
+  // Values on a grid: ties, zeros and negatives; the bias sums are exact, so the same bits.
+  std::vector<float> xv(2 * 4 * 4 * 3), gv(2 * 2 * 2 * 3);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = 0.5f * static_cast<float>((i * 7) % 9) - 2;
+  for (size_t i = 0; i < gv.size(); ++i) gv[i] = 0.25f * static_cast<float>(i % 5) - 0.5f;
+  pass_test::ExpectSameWithPassesOnAndOff(
+      PoolGradGraph(2, 2), {{"x", Floats(xv, {2, 4, 4, 3})}, {"g", Floats(gv, {2, 2, 2, 3})}},
+      {"out", "outb"});
+
+  // The BiasAddGrad is fetched: the fused node leaves it apart, reading output 0.
+  auto f = Optimize(PoolGradGraph(2, 2), {"x", "g"}, {"out", "bg"}, {}, Only({"remapping"}));
+  EXPECT_EQ(f.Find("rg")->type_string(), "_FusedMaxPoolGrad");
+  ASSERT_NE(f.Find("bg"), nullptr);
+  EXPECT_EQ(InputName(f.Find("bg"), 0), "rg:0");
+}
+
+TEST(RemapperTest, MaxPoolGradChainsThatDoNotFuse) {
+  // Overlapping windows (3x3 moved by 1).
+  auto overlap = Optimize(PoolGradGraph(3, 1), {"x", "g"}, {"out", "outb"}, {}, Only({"remapping"}));
+  EXPECT_EQ(overlap.Count("_FusedMaxPoolGrad"), 0);
+  // The ReluGrad's features are not the pooled tensor.
+  auto other = Optimize(PoolGradGraph(2, 2, "x"), {"x", "g"}, {"out", "outb"}, {},
+                        Only({"remapping"}));
+  EXPECT_EQ(other.Count("_FusedMaxPoolGrad"), 0);
+  // The MaxPoolGrad is fetched.
+  auto fetched = Optimize(PoolGradGraph(2, 2), {"x", "g"}, {"out", "mpg"}, {}, Only({"remapping"}));
+  EXPECT_EQ(fetched.Count("_FusedMaxPoolGrad"), 0);
+  // A device type with the unfused kernels but not the fused one.
+  OptimizerContext ctx = OptimizerContext::ForSignature({"x", "g"}, {"out", "outb"}, {});
+  ctx.device_types = {"CPU", "TX_TEST_NO_FUSED"};
+  auto d = Optimize(PoolGradGraph(2, 2), {"x", "g"}, {"out", "outb"}, {}, Only({"remapping"}),
+                    &ctx);
+  EXPECT_EQ(d.Count("_FusedMaxPoolGrad"), 0);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Whole training steps give the same bits with the graph passes on and off: an MLP (two dense
 // layers, ReLU, softmax cross-entropy, SGD) and a CNN (Conv2D + ReLU, max pooling, dense), built
 // with the C++ training API, three steps each in two sessions on one graph. With the passes on,
-// the executed graph holds the fused kernels (every dense and conv layer's forward chain), so the
-// check covers _FusedMatMul / _FusedConv2D inside real training.
+// the executed graph holds the fused kernels (every dense and conv layer's forward chain, and the
+// CNN's MaxPoolGrad -> ReluGrad -> BiasAddGrad), so the check covers _FusedMatMul / _FusedConv2D /
+// _FusedMaxPoolGrad inside real training.
 #include <map>
 #include <string>
 #include <vector>
@@ -109,7 +110,7 @@ Trace Train(const Model& m, const ConfigProto& config, const Tensor& x, const Te
 }
 
 void ExpectSameTraining(const Model& m, const Tensor& x, const Tensor& labels,
-                        const std::string& fused_op, int fused_count) {
+                        const std::map<std::string, int>& fused_counts) {
   const Trace on = Train(m, ConfigProto(), x, labels);
   const Trace off = Train(m, pass_test::PassesOff(), x, labels);
   ASSERT_EQ(on.values.size(), off.values.size());
@@ -123,8 +124,10 @@ void ExpectSameTraining(const Model& m, const Tensor& x, const Tensor& labels,
   auto count = [](const Trace& t, const std::string& op) {
     return t.executed_ops.count(op) ? t.executed_ops.at(op) : 0;
   };
-  EXPECT_EQ(count(on, fused_op), fused_count);
-  EXPECT_EQ(count(off, fused_op), 0);
+  for (const auto& [fused_op, fused_count] : fused_counts) {
+    EXPECT_EQ(count(on, fused_op), fused_count) << fused_op;
+    EXPECT_EQ(count(off, fused_op), 0) << fused_op;
+  }
   EXPECT_LT(count(on, "BiasAdd"), count(off, "BiasAdd"));
 }
 
@@ -133,7 +136,7 @@ TEST(TrainingStepTest, MlpSameWithPassesOnAndOff) {
   BuildMlp(&m);
   ASSERT_TRUE(m.root.ok()) << m.root.status();
   ExpectSameTraining(m, Pattern(TensorShape({16, 20}), 1), test::OneHotLabels(16, 5),
-                     "_FusedMatMul", 2);
+                     {{"_FusedMatMul", 2}});
 }
 
 TEST(TrainingStepTest, CnnSameWithPassesOnAndOff) {
@@ -141,7 +144,7 @@ TEST(TrainingStepTest, CnnSameWithPassesOnAndOff) {
   BuildCnn(&m);
   ASSERT_TRUE(m.root.ok()) << m.root.status();
   ExpectSameTraining(m, Pattern(TensorShape({4, 8, 8, 3}), 2), test::OneHotLabels(4, 5),
-                     "_FusedConv2D", 1);
+                     {{"_FusedConv2D", 1}, {"_FusedMaxPoolGrad", 1}});
 }
 
 }  // namespace
