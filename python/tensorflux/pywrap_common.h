@@ -42,13 +42,25 @@ T ValueOrThrow(StatusOr<T> v) {
 // tensorflux.framework.errors.exception_type_from_error_code(code)(None, None, message).
 void RegisterStatusTranslator(pybind11::module_& m);
 
-// Converts a numpy array (or anything np.asarray accepts) to a Tensor, copying the data once.
+// Converts a numpy array (or anything np.asarray accepts) to a Tensor.
 // Element types: bool, int8/16/32/64, uint8/16/32/64, float16 (DT_HALF), float32, float64;
 // object / bytes / str arrays become DT_STRING (str is UTF-8 encoded). `want` (DT_INVALID = take
 // the array's type) must equal the array's type, except DT_BFLOAT16, which takes any float array
 // and rounds each value to nearest even. INVALID_ARGUMENT for a type mismatch, an unsupported
 // element type (complex, datetime, ...), or rank > 8. GIL must be held.
-StatusOr<Tensor> TensorFromNumpy(pybind11::handle value, DataType want);
+// The data is copied once, except with `share` (session feeds): then a C-contiguous,
+// native-order, writeable array of a fixed-size type whose elements are naturally aligned is
+// not copied; the Tensor shares its buffer (which may then start at less than the usual 64-byte
+// alignment, as a Slice does) and holds a reference to the array until the buffer is freed (as
+// TF's session feeds share 64-byte aligned arrays). A caller that shares must keep the
+// Tensor from being the sole owner of that buffer while kernels run (a kernel may write a buffer
+// it holds alone): PySession::Run keeps its feed list alive until the step's fetches are
+// converted.
+StatusOr<Tensor> TensorFromNumpy(pybind11::handle value, DataType want, bool share = false);
+
+// Drops the references to numpy arrays whose shared buffers (TensorFromNumpy) were freed by
+// threads without the GIL. GIL must be held; TensorFromNumpy calls it.
+void ReleaseLentNumpyArrays();
 
 // Converts a Tensor to a numpy array (shape preserved, 0-d arrays stay 0-d). Shares the buffer
 // (no copy) when `t` holds the only reference to it, otherwise copies. DT_STRING becomes an object

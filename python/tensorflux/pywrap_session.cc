@@ -67,7 +67,8 @@ class PySession {
       py::tuple item = py::reinterpret_borrow<py::object>(f).cast<py::tuple>();
       if (item.size() != 3) ThrowIfError(errors::InvalidArgument("a feed must be (name, value, dtype)"));
       std::string name = item[0].cast<std::string>();
-      auto t = TensorFromNumpy(item[1], static_cast<DataType>(item[2].cast<int>()));
+      auto t = TensorFromNumpy(item[1], static_cast<DataType>(item[2].cast<int>()),
+                               /*share=*/true);
       if (!t.ok()) {
         ThrowIfError(Status(t.status().code(),
                             absl::StrCat("feed '", name, "': ", t.status().message())));
@@ -86,8 +87,11 @@ class PySession {
         s = session_->Run(run_options, inputs, fetches, targets, &outputs,
                           want_metadata ? &metadata : nullptr);
       }
-      inputs.clear();
     }
+    // `inputs` (which may share the fed arrays' buffers, TensorFromNumpy) lives until the fetches
+    // are converted: a fetched fed tensor is then not the sole owner of its buffer, so its array
+    // is a copy, not the caller's array again. Freed with the GIL held, the arrays are released
+    // at once.
     ThrowIfError(s);
     if (outputs.size() != fetches.size()) {
       ThrowIfError(errors::Internal("session returned ", outputs.size(), " outputs for ",

@@ -2,11 +2,15 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pywrap_common.h"
+#include "tensorflux/core/allocator.h"
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/core/types.h"
 #include "tensorflux/tensor.pb.h"
@@ -115,7 +119,63 @@ StatusOr<Tensor> StringTensorFromNumpy(py::array arr, const TensorShape& shape) 
   return t;
 }
 
+// References to numpy arrays whose lent buffers were released by a thread without the GIL; the
+// next TensorFromNumpy or ReleaseLentNumpyArrays (both hold the GIL) drops them (TF's
+// DelayedNumpyDecref / ClearDecrefCache).
+std::mutex g_lent_mu;
+std::vector<PyObject*>* LentArraysToRelease() {
+  static auto* v = new std::vector<PyObject*>();  // never destroyed: used until the process ends
+  return v;
+}
+
+// A one-shot Allocator whose only "allocation" is a numpy array's data: it lets a Tensor share
+// the array's buffer (TensorBuffer frees through its Allocator). It holds a reference to the
+// array until the buffer is freed, then releases it (at once when the freeing thread holds the
+// GIL, else at the next ReleaseLentNumpyArrays) and deletes itself.
+class NumpyBufferLender final : public Allocator {
+ public:
+  explicit NumpyBufferLender(py::array array) : data_(array.mutable_data()),
+                                                array_(array.release().ptr()) {}
+  std::string Name() const override { return "numpy_feed"; }
+  void* AllocateRaw(size_t, size_t) override { return std::exchange(data_, nullptr); }
+  void DeallocateRaw(void*, size_t) override {
+    if (!Py_IsInitialized()) {
+      // The interpreter is gone (a tensor freed at exit): the array's memory goes with it.
+    } else if (PyGILState_Check()) {
+      Py_DECREF(array_);
+    } else {
+      std::lock_guard<std::mutex> l(g_lent_mu);
+      LentArraysToRelease()->push_back(array_);
+    }
+    delete this;
+  }
+
+ private:
+  void* data_;
+  PyObject* array_;
+};
+
+// True when `arr`'s buffer can back a Tensor as it is: each element at an address that is a
+// multiple of its size, writeable (kernels may write a buffer they hold the only reference to)
+// and not empty. `arr` is C-contiguous and in native byte order here. Tensors from
+// cpu_allocator() start at 64 bytes, but kernels do not rely on it: Slice and Split already hand
+// them buffers at any row offset. (TF requires 64-byte alignment to share, its Eigen maps being
+// declared aligned; numpy's allocations of a few hundred KB are usually only 16-byte aligned.)
+bool CanLend(const py::array& arr) {
+  return arr.nbytes() > 0 && arr.writeable() &&
+         reinterpret_cast<uintptr_t>(arr.data()) % static_cast<uintptr_t>(arr.itemsize()) == 0;
+}
+
 }  // namespace
+
+void ReleaseLentNumpyArrays() {
+  std::vector<PyObject*> release;
+  {
+    std::lock_guard<std::mutex> l(g_lent_mu);
+    release.swap(*LentArraysToRelease());
+  }
+  for (PyObject* o : release) Py_DECREF(o);
+}
 
 void RegisterStatusTranslator(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
@@ -127,7 +187,7 @@ void RegisterStatusTranslator(py::module_& m) {
   });
 }
 
-StatusOr<Tensor> TensorFromNumpy(py::handle value, DataType want) {
+StatusOr<Tensor> TensorFromNumpy(py::handle value, DataType want, bool share) {
   want = BaseType(want);
   py::array arr = py::array::ensure(value, py::array::c_style);
   if (!arr) {
@@ -163,6 +223,18 @@ StatusOr<Tensor> TensorFromNumpy(py::handle value, DataType want) {
     return errors::InvalidArgument("expected a ", DataTypeString(want), " value but got a ",
                                    DataTypeString(got), " array (numpy ",
                                    std::string(py::str(arr.dtype())), ")");
+  }
+  ReleaseLentNumpyArrays();
+  if (share && CanLend(arr)) {
+    auto* lender = new NumpyBufferLender(arr);
+    StatusOr<Tensor> shared = Tensor::Allocate(got, shape, lender);
+    if (shared.ok() && shared->TotalBytes() == static_cast<size_t>(arr.nbytes())) return shared;
+    // Not expected (the shape and dtype are the array's): take the copying path.
+    if (shared.ok()) {
+      *shared = Tensor();  // frees through the lender, which deletes itself
+    } else {
+      lender->DeallocateRaw(nullptr, 0);
+    }
   }
   TX_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(got, shape));
   const size_t bytes = t.TotalBytes();

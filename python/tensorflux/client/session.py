@@ -122,13 +122,26 @@ class _FetchMapper:
 
 # ------------------------------------------------------------------ feeds
 
+# Numeric dtypes whose feeds pass through when already an ndarray of exactly that dtype (not
+# string, whose arrays take several numpy dtypes, nor bfloat16, fed as float32).
+_NUMERIC_NUMPY = {
+    dt: np.dtype(dt.as_numpy_dtype)
+    for dt in (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16,
+               dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
+               dtypes.uint64, dtypes.bool)
+}
+
+
 def _feed_value(tensor, value):
     """`value` as a numpy array of `tensor`'s dtype, refusing lossy kind changes (float to int,
     string to number) with an InvalidArgumentError (also a TypeError) naming the tensor."""
+    dt = tensor.dtype.base_dtype
+    target = _NUMERIC_NUMPY.get(dt)
+    if target is not None and type(value) is np.ndarray and value.dtype == target:
+        return value, dt.as_datatype_enum  # the common case: nothing to check or convert
     if isinstance(value, (ops.Tensor, ops.Operation)):
         raise TypeError("The value of a feed cannot be a tx.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays.")
-    dt = tensor.dtype.base_dtype
 
     def bad(arr_dtype):
         return errors._as_type_error(errors.InvalidArgumentError(
@@ -165,6 +178,31 @@ def _feed_value(tensor, value):
     return arr, dt.as_datatype_enum
 
 
+_MAX_CACHED_PLANS = 256  # Session.run's cache of resolved fetches and feeds, cleared when full
+
+
+class _RunPlan:
+    """A run's fetches and feed keys resolved once: the fetch structure (mapper), the names of
+    the distinct fetched tensors, the target operations, each fetch leaf's index into the fetched
+    values (None for an operation), and the fed tensors with their names."""
+
+    def __init__(self, session, fetches, feed_keys):
+        self.mapper = _FetchMapper(session.graph, fetches)
+        self.fetch_names, self.targets, self.slots = [], [], []
+        index_of = {}
+        for e in self.mapper.elements:
+            if isinstance(e, ops.Operation):
+                if e.name not in self.targets:
+                    self.targets.append(e.name)
+                self.slots.append(None)
+            else:
+                if e.name not in index_of:
+                    index_of[e.name] = len(self.fetch_names)
+                    self.fetch_names.append(e.name)
+                self.slots.append(index_of[e.name])
+        self.feeds = [(t, t.name) for t in map(session._feed_tensor, feed_keys)]
+
+
 _DeviceAttributes = collections.namedtuple(
     "_DeviceAttributes", ["name", "device_type", "memory_limit_bytes", "incarnation"])
 
@@ -187,6 +225,7 @@ class BaseSession:
         self._default_contexts = []
         self._one_shot_lock = threading.Lock()
         self._num_one_shot_done = 0  # one-shot iterator initializers run so far (tx.data)
+        self._plans = {}  # run()'s resolved fetches and feeds (_RunPlan), see _cached_plan
 
     @property
     def graph(self):
@@ -264,40 +303,74 @@ class BaseSession:
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in `fetches` (a Tensor, Operation, name, or a
         nested list / tuple / namedtuple / dict of them) and returns their values in the same
-        structure: numpy arrays (numpy scalars for 0-d), None for Operations."""
+        structure: numpy arrays (numpy scalars for 0-d), None for Operations.
+
+        The resolved fetches and feed keys of a run are cached (keyed by the fetch object and the
+        feed keys, when both are hashable), so a loop that runs the same fetches with the same
+        feed keys resolves names once, as make_callable does."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        mapper = _FetchMapper(self._graph, fetches)
-        fetch_names, targets, slots = [], [], []
-        index_of = {}
-        for e in mapper.elements:
-            if isinstance(e, ops.Operation):
-                if e.name not in targets:
-                    targets.append(e.name)
-                slots.append(None)
-            else:
-                if e.name not in index_of:
-                    index_of[e.name] = len(fetch_names)
-                    fetch_names.append(e.name)
-                slots.append(index_of[e.name])
-        feeds = []
-        for key, value in (feed_dict or {}).items():
-            tensor = self._feed_tensor(key)
-            arr, dtype_enum = _feed_value(tensor, value)
-            feeds.append((tensor.name, arr, dtype_enum))
+        feed_dict = feed_dict or {}
+        plan = self._cached_plan(fetches, feed_dict)
+        feeds = [(name, *_feed_value(tensor, value))
+                 for (tensor, name), value in zip(plan.feeds, feed_dict.values())]
+        return self._run_plan(plan, feeds, options, run_metadata)
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function that runs `fetches` with the tensors of `feed_list` fed from its positional
+        arguments, in order, and returns what run() would (TF 1.x Session.make_callable): fetches
+        and feeds are resolved and checked once, here (the same errors as run()). With
+        accept_options=True it also takes the keyword arguments `options` (RunOptions) and
+        `run_metadata` (RunMetadata). Calling it with the wrong number of values is a TypeError;
+        a closed session's callable raises RuntimeError."""
+        feed_list = list(feed_list or [])
+        plan = _RunPlan(self, fetches, feed_list)
+
+        def _callable(*feed_values, **kwargs):
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            allowed = ("options", "run_metadata") if accept_options else ()
+            unknown = [k for k in kwargs if k not in allowed]
+            if unknown:
+                raise TypeError("make_callable's function got an unexpected keyword argument %r"
+                                % unknown[0])
+            if len(feed_values) != len(plan.feeds):
+                raise TypeError("make_callable's function takes %d feed value(s) (feed_list), "
+                                "got %d" % (len(plan.feeds), len(feed_values)))
+            feeds = [(name, *_feed_value(tensor, value))
+                     for (tensor, name), value in zip(plan.feeds, feed_values)]
+            return self._run_plan(plan, feeds, kwargs.get("options"),
+                                  kwargs.get("run_metadata"))
+
+        return _callable
+
+    def _cached_plan(self, fetches, feed_dict):
+        try:
+            key = (type(fetches), fetches, tuple(feed_dict))
+            plan = self._plans.get(key)
+        except TypeError:  # unhashable fetches (a list or dict of them) or feed keys
+            return _RunPlan(self, fetches, list(feed_dict))
+        if plan is None:
+            plan = _RunPlan(self, fetches, list(feed_dict))
+            if len(self._plans) >= _MAX_CACHED_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+    def _run_plan(self, plan, feeds, options, run_metadata):
         self._extend_graph()
         self._run_one_shot_initializers()
         options_bytes = None if options is None else options.SerializeToString()
         try:
-            arrays, metadata = self._session.run(feeds, fetch_names, targets, options_bytes,
-                                                 run_metadata is not None)
+            arrays, metadata = self._session.run(feeds, plan.fetch_names, plan.targets,
+                                                 options_bytes, run_metadata is not None)
         except errors.OpError as e:
             self._attach_node(e)
             raise
         if run_metadata is not None and metadata is not None:
             run_metadata.ParseFromString(metadata)
-        values = [None if s is None else _fetch_value(arrays[s]) for s in slots]
-        return mapper.build(values)
+        return plan.mapper.build([None if s is None else _fetch_value(arrays[s])
+                                  for s in plan.slots])
 
     def _feed_tensor(self, key):
         if isinstance(key, ops.Tensor):
