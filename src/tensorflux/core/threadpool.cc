@@ -18,10 +18,24 @@ namespace {
 // on the order of a microsecond, so parallelism only pays for ~10 µs or more.
 constexpr int64_t kMinParallelCostNs = 10000;
 
+// Whether idle workers of a pool of `threads` threads spin before sleeping (Eigen spins one
+// worker for 5000 / threads steal attempts, tens of microseconds). Spinning only pays when the
+// spinner has a core to itself. A session creates an inter-op and an intra-op pool of one
+// thread per core each, and oneDNN adds its OpenMP team, so a pool with more than half the
+// cores is oversubscribed and its spinner takes the core of a runnable thread (a GEMM's second
+// OpenMP thread, say). On 2 cores the spin (Steal, PopBack, WorkerLoop) was about 10% of the
+// bench/peer MLP's samples; without it the process's CPU time per step was lower in 10 of 12
+// alternated runs (median ratio 0.81) and the p10 step time in 11 of 12, at load 10-15; the
+// CNN unchanged within the noise (docs/PERFORMANCE.md, 2026-11-30 mlpspeed2). TF always spins.
+bool AllowSpinning(int threads) {
+  return 2 * threads <= ThreadPool::DefaultNumThreads();
+}
+
 }  // namespace
 
 struct ThreadPool::Impl {
-  Impl(std::string n, int threads) : name(std::move(n)), pool(threads) {}
+  Impl(std::string n, int threads)
+      : name(std::move(n)), pool(threads, AllowSpinning(threads)) {}
   std::string name;
   Eigen::ThreadPool pool;
 };
