@@ -1,5 +1,6 @@
 // tensorflux-server: runs one task of a cluster (master + worker services) until SIGTERM or
 // SIGINT (distributed/grpc_server.h).
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include <pthread.h>
+#include <semaphore.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +19,15 @@
 namespace {
 
 using namespace tensorflux;
+
+// The stop signal received; OnStopSignal posts g_stop (async-signal-safe) for main.
+volatile std::sig_atomic_t g_stop_signal = 0;
+sem_t g_stop;
+
+void OnStopSignal(int sig) {
+  g_stop_signal = sig;
+  sem_post(&g_stop);
+}
 
 const char kUsage[] =
     "usage: tensorflux-server --cluster SPEC --job NAME --task INDEX [options]\n"
@@ -176,7 +187,17 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
-  // Block the stop signals in every thread (gRPC's included); one thread waits for them.
+  // A handler, not sigwait: a thread started before main (OpenBLAS starts its threads when the
+  // library loads) does not block the stop signals, and one delivered to it while main is not
+  // in sigwait took the default action: the process killed, no clean stop (seen as
+  // ServerTest.SigtermAndSigintStopCleanly's server ending by SIGTERM). The handler runs on
+  // whichever thread gets the signal and wakes main. gRPC's threads, started below, block them.
+  sem_init(&g_stop, 0, 0);
+  struct sigaction on_stop = {};
+  on_stop.sa_handler = OnStopSignal;
+  sigemptyset(&on_stop.sa_mask);
+  sigaction(SIGTERM, &on_stop, nullptr);
+  sigaction(SIGINT, &on_stop, nullptr);
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
@@ -191,10 +212,11 @@ int main(int argc, char** argv) {
                (*server)->target().c_str());
   std::fflush(stderr);
 
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
+  pthread_sigmask(SIG_UNBLOCK, &stop_signals, nullptr);
+  // EINTR: the handler ran on this thread (and posted).
+  while (sem_wait(&g_stop) != 0 && errno == EINTR) continue;
   std::fprintf(stderr, "tensorflux-server: %s received, shutting down\n",
-               sig == SIGTERM ? "SIGTERM" : "SIGINT");
+               g_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
   (*server)->Stop();
   server->reset();
   std::fprintf(stderr, "tensorflux-server: stopped\n");
