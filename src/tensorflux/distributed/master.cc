@@ -101,11 +101,13 @@ void Master::RunStepAsync(CallOptions* opts, const RunStepRequest& request,
               [this](std::function<void()> fn) { SchedClosure(std::move(fn)); },
               [this, &request, response, fetched, done = std::move(done),
                session = std::move(session)](const Status& result) mutable {
-                done(StoreErrorInResponse(request, result, response, fetched));
-                // A session closed during the step may be released here for the last time:
-                // its destructor waits for the step's CleanupGraph calls, which must not hold
-                // this (possibly gRPC's) thread.
+                Status s = StoreErrorInResponse(request, result, response, fetched);
+                // A session closed during the step may be released here for the last time: its
+                // destructor waits for the step's CleanupGraph calls, which must not hold this
+                // (possibly gRPC's) thread. Before `done`: once the call is answered, a server
+                // shutting down may destroy this Master.
                 if (session->closed()) SchedClosure([dropped = std::move(session)] {});
+                done(s);
               });
 }
 
