@@ -2,12 +2,20 @@
 tx.ConfigProto(graph_options=tx.GraphOptions(optimizer_options=..., rewrite_options=...)),
 visible in RunMetadata.partition_graphs, and giving the same bits on and off for the examples'
 graphs: examples/fashion_mnist/mlp.py's model (dense-ReLU-dense, sparse softmax cross-entropy,
-Adam) trained three steps on random data, and examples/python/hello.py."""
+Adam) and examples/fashion_mnist/model.py's CNN trained three steps on random data, and
+examples/python/hello.py."""
+
+import os
+import sys
 
 import numpy as np
 
 import tensorflux as tx
 from tensorflux.rewriter_config_pb2 import RewriterConfig
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                                "fashion_mnist"))
+import model  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def _config(level=None, **toggles):
@@ -20,14 +28,21 @@ def _config(level=None, **toggles):
 OFF = _config(level=tx.OptimizerOptions.L0)
 
 
-def _mlp_graph():
+def _mlp_logits(x):
+    return tx.layers.dense(tx.layers.dense(x, 32, activation=tx.nn.relu), 10)
+
+
+def _cnn_logits(x):
+    return model.cnn_logits(x, training=False, dropout_rate=0.0, seed=3)
+
+
+def _graph(logits_fn, x_shape):
     g = tx.Graph()
     with g.as_default():
         tx.set_random_seed(3)
-        x = tx.placeholder(tx.float32, [None, 64], name="x")
+        x = tx.placeholder(tx.float32, [None] + list(x_shape), name="x")
         y = tx.placeholder(tx.int32, [None], name="y")
-        hidden = tx.layers.dense(x, 32, activation=tx.nn.relu)
-        logits = tx.layers.dense(hidden, 10)
+        logits = logits_fn(x)
         loss = tx.losses.sparse_softmax_cross_entropy(y, logits)
         train = tx.train.AdamOptimizer(1e-2).minimize(loss)
         init = tx.global_variables_initializer()
@@ -35,10 +50,10 @@ def _mlp_graph():
     return g, x, y, loss, train, init, variables
 
 
-def _train(config):
-    g, x, y, loss, train, init, variables = _mlp_graph()
+def _train(config, logits_fn=_mlp_logits, x_shape=(64,)):
+    g, x, y, loss, train, init, variables = _graph(logits_fn, x_shape)
     rng = np.random.default_rng(0)
-    xs = rng.standard_normal((16, 64)).astype(np.float32)
+    xs = rng.standard_normal((16,) + tuple(x_shape)).astype(np.float32)
     ys = rng.integers(0, 10, 16).astype(np.int32)
     losses, ops = [], set()
     with tx.Session(graph=g, config=config) as sess:
@@ -62,6 +77,19 @@ def test_mlp_training_is_bit_identical_with_passes_on_and_off():
     # Both dense layers fused (with and without the ReLU) when on; nothing fused when off.
     assert "_FusedMatMul" in on_ops and "MatMul" in on_ops  # MatMul stays in the gradients
     assert "_FusedMatMul" not in off_ops
+
+
+def test_cnn_training_is_bit_identical_with_passes_on_and_off():
+    on_losses, on_values, on_ops = _train(None, _cnn_logits, (28, 28, 1))
+    off_losses, off_values, off_ops = _train(OFF, _cnn_logits, (28, 28, 1))
+    assert on_losses[0] != on_losses[2]  # it trained
+    for a, b in zip(on_losses + on_values, off_losses + off_values):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    # Both conv blocks' forward chains and both pools' MaxPoolGrad -> ReluGrad -> BiasAddGrad
+    # fused (the dense layer's ReluGrad and BiasAddGrad stay).
+    assert {"_FusedConv2D", "_FusedMaxPoolGrad"} <= on_ops
+    assert "MaxPoolGrad" not in on_ops and "MaxPoolGrad" in off_ops
+    assert "_FusedMaxPoolGrad" not in off_ops
 
 
 def test_rewriter_config_switches_one_pass():
