@@ -5,17 +5,6 @@
 //   MatMul -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu]  =>  _FusedMatMul(a, b, bias)
 //   Conv2D -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu]  =>  _FusedConv2D(input, filter, bias)
 //
-// and, in the gradient of a ReLU followed by max pooling (not a TF fusion; ops/pooling_ops.cc):
-//
-//   MaxPoolGrad(y, pooled, g) -> ReluGrad(., y) [-> BiasAddGrad]  =>  _FusedMaxPoolGrad(y, pooled, g)
-//
-// when the ReluGrad's features are the MaxPoolGrad's orig_input (the ReLU's output y), the
-// MaxPoolGrad's only consumer is that ReluGrad, the windows do not overlap (strides >= ksize),
-// T is float or double and the BiasAddGrad (one consumer of the ReluGrad, NHWC, not preserved) is
-// optional. The fused node takes the ReluGrad's name, device and colocation: the ReluGrad's
-// consumers read its output 0, the BiasAddGrad's its output 1, and it gets the control inputs of
-// the nodes it replaces.
-//
 // with TF's attrs: the contraction's own (transpose_a/b; strides, padding, explicit_paddings,
 // data_format, dilations, use_cudnn_on_gpu), T, num_args = 1, fused_ops = ["BiasAdd"] or
 // ["BiasAdd", "<activation>"], leakyrelu_alpha = the LeakyRelu's alpha. The fused node takes the
@@ -26,8 +15,20 @@
 // when an activation follows) has exactly one consumer, no control consumer and is not
 // preserved; all nodes have the same requested device and colocation; the dtype is one the
 // fused op takes; Conv2D's data_format equals BiasAdd's; and the fused op has a kernel on every
-// device type of the session that has kernels for all the nodes it replaces. Fusion runs after autodiff (in the
-// master), so the fused ops need no gradient.
+// device type of the session that has kernels for all the nodes it replaces. Fusion runs after
+// autodiff (in the master), so the fused ops need no gradient.
+//
+// In the gradient of a ReLU followed by max pooling (not a TF fusion; ops/pooling_ops.cc):
+//
+//   MaxPoolGrad(y, pooled, g) -> ReluGrad(., y) [-> BiasAddGrad]
+//       =>  _FusedMaxPoolGrad(y, pooled, g)
+//
+// when the ReluGrad's features are the MaxPoolGrad's orig_input (the ReLU's output y), the
+// MaxPoolGrad's only consumer is that ReluGrad, the windows do not overlap (strides >= ksize) and
+// T is float or double; the BiasAddGrad (a consumer of the ReluGrad, NHWC, not preserved) is
+// optional. The fused node takes MaxPoolGrad's attrs and the ReluGrad's name, device and
+// colocation: the ReluGrad's consumers read its output 0, the BiasAddGrad's its output 1, and it
+// gets the control inputs of the nodes it replaces. The same device-kernel condition applies.
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -264,7 +265,8 @@ class Remapper : public GraphPass {
     if (const AttrValue* colocation = c.relu_grad->attr("_class")) {
       (*def.mutable_attr())["_class"] = *colocation;
     }
-    for (const char* name : {"ksize", "strides", "padding", "explicit_paddings", "data_format", "T"}) {
+    for (const char* name :
+         {"ksize", "strides", "padding", "explicit_paddings", "data_format", "T"}) {
       if (const AttrValue* a = c.pool_grad->attr(name)) (*def.mutable_attr())[name] = *a;
     }
     return def;

@@ -1,9 +1,9 @@
 // _FusedMaxPoolGrad (kernels/cpu/fused_pool_grad_op.cc) against the unfused chain it replaces
 // (MaxPoolGrad -> ReluGrad -> BiasAddGrad, the existing kernels) and against float64 values from
 // pool_test::Reference's window maxima (pool_test_util.h): tiling, uncovered rows and columns
-// (VALID remainders, strides > ksize), SAME and EXPLICIT padding, ties, values <= 0 at the maximum, float and double on one and two threads,
-// the output taking the input's buffer, a hand-worked example, empty tensors, the shape
-// function and every validation error.
+// (VALID remainders, strides > ksize), SAME and EXPLICIT padding, ties, values <= 0 at the
+// maximum, float and double on one and two threads, the output taking the input's buffer, a
+// hand-worked example, empty tensors, the shape function and every validation error.
 #include <cmath>
 #include <cstdint>
 #include <cstring>

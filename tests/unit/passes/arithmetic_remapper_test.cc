@@ -260,8 +260,9 @@ TEST(RemapperTest, FusesConv2DBiasAddRelu) {
   }
 }
 
-// The gradient of Relu -> MaxPool (-> a bias before the ReLU): MaxPoolGrad(y, p, g) -> ReluGrad(., y)
-// -> BiasAddGrad. `k` x `k` windows moved by `s`; `features` is the ReluGrad's second input.
+// The gradient of Relu -> MaxPool (-> a bias before the ReLU):
+// MaxPoolGrad(y, p, g) -> ReluGrad(., y) -> BiasAddGrad. `k` x `k` windows moved by `s`;
+// `features` is the ReluGrad's second input.
 GraphDef PoolGradGraph(int k, int s, const std::string& features = "y") {
   GraphBuilder b;
   b.Placeholder("x", PartialTensorShape({2, 4, 4, 3}));
@@ -314,7 +315,8 @@ TEST(RemapperTest, FusesMaxPoolGradReluGradBiasAddGrad) {
 
 TEST(RemapperTest, MaxPoolGradChainsThatDoNotFuse) {
   // Overlapping windows (3x3 moved by 1).
-  auto overlap = Optimize(PoolGradGraph(3, 1), {"x", "g"}, {"out", "outb"}, {}, Only({"remapping"}));
+  auto overlap =
+      Optimize(PoolGradGraph(3, 1), {"x", "g"}, {"out", "outb"}, {}, Only({"remapping"}));
   EXPECT_EQ(overlap.Count("_FusedMaxPoolGrad"), 0);
   // The ReluGrad's features are not the pooled tensor.
   auto other = Optimize(PoolGradGraph(2, 2, "x"), {"x", "g"}, {"out", "outb"}, {},
