@@ -38,6 +38,11 @@ namespace {
 // a select and a store per element, 64 bytes at a time).
 constexpr int64_t kBlockElements = 16384;
 constexpr int64_t kCostPerElementNs = 1;
+// How far ahead along each input row the loop prefetches (a prefetch hint past the buffer's end
+// does not fault): orig_input is usually cold (the forward pass wrote it long before), and
+// without prefetches the window loads stall on memory (the CNN step's pool1 gradient, one
+// thread: per-node median 1.56-1.63 ms without, 0.91-1.34 ms with; 512 to 4096 bytes alike).
+constexpr int64_t kPrefetchBytes = 1024;
 
 // The input rows [begin, end) that window row `oy` owns: from its window's start (0 for the first)
 // to the next window's start (in_rows for the last). Windows do not overlap, so these partition
@@ -102,6 +107,7 @@ struct FusedPoolGrad {
   static void Rows(const PoolWindow& w, const T* in, const T* grad, T* out, int64_t r0,
                    int64_t r1, double* part) {
     const int64_t C = w.depth, row = w.in_cols * C;
+    const int64_t pos_bytes = C * static_cast<int64_t>(sizeof(T));  // one position's channels
     std::vector<int64_t> pos(static_cast<size_t>(w.k_rows * w.k_cols));
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = r / w.out_rows, oy = r % w.out_rows;
@@ -121,8 +127,13 @@ struct FusedPoolGrad {
         for (int64_t y = y0; y < y1; ++y) {
           if (x0 > done) std::fill_n(out + image + y * row + done * C, (x0 - done) * C, T(0));
           for (int64_t x = x0; x < x1; ++x) pos[k++] = image + y * row + x * C;
+          const char* ahead = reinterpret_cast<const char*>(in + image + y * row + x0 * C);
+          for (int64_t at = 0; at < (x1 - x0) * pos_bytes; at += 64) {
+            __builtin_prefetch(ahead + kPrefetchBytes + at);
+          }
         }
         const T* g = grad + ((b * w.out_rows + oy) * w.out_cols + ox) * C;
+        __builtin_prefetch(reinterpret_cast<const char*>(g) + kPrefetchBytes);
         Window(in, g, pos.data(), k, C, out, part);
         done = x1;
       }
