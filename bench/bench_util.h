@@ -100,9 +100,10 @@ inline double CpuMicros(const rusage& r) {
   return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
 }
 
-// Counters "cpu_us" (CPU microseconds) and "switches" (voluntary + involuntary context
-// switches) of this process per benchmark iteration between two getrusage(RUSAGE_SELF) samples:
-// what a call costs, which the load on a shared machine changes less than the wall time.
+// Counters "cpu_us" (CPU microseconds), "switches" (voluntary + involuntary context
+// switches) and "faults" (page faults) of this process per benchmark iteration between two
+// getrusage(RUSAGE_SELF) samples: what a call costs, which the load on a shared machine
+// changes less than the wall time.
 inline void SetProcessCounters(benchmark::State& state, const rusage& before,
                                const rusage& after) {
   const double iters = static_cast<double>(state.iterations());
@@ -110,6 +111,9 @@ inline void SetProcessCounters(benchmark::State& state, const rusage& before,
   state.counters["switches"] = static_cast<double>(after.ru_nvcsw + after.ru_nivcsw -
                                                    before.ru_nvcsw - before.ru_nivcsw) /
                                iters;
+  state.counters["faults"] = static_cast<double>(after.ru_minflt + after.ru_majflt -
+                                                 before.ru_minflt - before.ru_majflt) /
+                             iters;
 }
 
 inline double Ratio(double a, double b) { return b > 0 ? a / b : 0; }

@@ -33,6 +33,14 @@ Status ValidateChannelOptions(const GrpcChannelOptions& o) {
     return errors::InvalidArgument("max_message_size must be -1 (gRPC's limit, 2^31-1 bytes) or "
                                    "1 to 2147483647 bytes, got ", o.max_message_size);
   }
+  if (o.recv_stream_min_bytes < -1) {
+    return errors::InvalidArgument("recv_stream_min_bytes must be -1 (never stream) or >= 0, got ",
+                                   o.recv_stream_min_bytes);
+  }
+  if (o.recv_chunk_bytes < 0 || o.recv_chunk_bytes > (int64_t{1} << 30)) {
+    return errors::InvalidArgument("recv_chunk_bytes must be 0 (the server's default) to 2^30, "
+                                   "got ", o.recv_chunk_bytes);
+  }
   return OkStatus();
 }
 

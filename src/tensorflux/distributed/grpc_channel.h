@@ -11,6 +11,13 @@
 //     (PrepareClientContext does it; the server side compares it).
 //   max_message_size: the largest message a channel receives or sends, in bytes; -1 (default)
 //     is gRPC's limit, 2^31-1 bytes (so one tensor can be up to 2 GiB less the framing).
+//   recv_stream_min_bytes: RecvTensor of a key whose last tensor had at least this many bytes
+//     (default 2 MiB) goes over RecvTensorStream (distributed/recv_tensor_stream.h: the pieces
+//     are copied into the tensor while the rest is in flight); smaller ones, and a key's first
+//     transfer, over the unary RecvTensor. 0: always the stream; -1: never.
+//   recv_chunk_bytes: the stream's piece size (1 to 2^30; 0: the server's default,
+//     DefaultRecvChunkBytes in recv_tensor_stream.h: an eighth of the tensor within 512 KiB
+//     to 4 MiB).
 //
 // GrpcChannelCache maps task names ("/job:worker/replica:0/task:1", or any device name within
 // one) to one lazily created channel per task, shared by every caller. Thread-safe.
@@ -41,11 +48,14 @@ struct GrpcChannelOptions {
   std::string ssl_target_name_override;
   std::string auth_token;
   int64_t max_message_size = -1;
+  int64_t recv_stream_min_bytes = 2 << 20;
+  int64_t recv_chunk_bytes = 0;
 };
 
 // INVALID_ARGUMENT for a client certificate without its key (or the reverse), TLS material
 // given without use_tls, a token with characters not allowed in gRPC metadata (printable ASCII
-// only), or a max_message_size that is 0, below -1 or above 2^31-1.
+// only), a max_message_size that is 0, below -1 or above 2^31-1, a recv_stream_min_bytes below
+// -1 or a recv_chunk_bytes outside 0 to 2^30.
 Status ValidateChannelOptions(const GrpcChannelOptions& options);
 
 // The channel arguments the options ask for (message sizes, TLS target override).

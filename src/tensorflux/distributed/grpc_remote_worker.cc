@@ -3,6 +3,7 @@
 #include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/proto_buffer_writer.h"
+#include "tensorflux/distributed/recv_tensor_stream.h"
 #include "tensorflux/distributed/tensor_coding.h"
 
 namespace tensorflux {
@@ -20,6 +21,55 @@ std::function<Status(const grpc::ByteBuffer&)> ParseInto(Resp* response) {
     return OkStatus();
   };
 }
+
+// The client side of one RecvTensorStream call: sends the request, then feeds every message
+// to a RecvTensorAssembler as it arrives (each piece is copied into the tensor on arrival); a
+// message the assembler refuses cancels the call and becomes its status. `done` runs once, in
+// OnDone, after which the reactor deletes itself.
+class RecvTensorStreamReactor : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  RecvTensorStreamReactor(grpc::ByteBuffer request, std::string key,
+                          std::shared_ptr<grpc::ClientContext> ctx, CallOptions* opts,
+                          TensorResponse* response, std::function<void(const Status&)> done)
+      : ctx_(std::move(ctx)),
+        opts_(opts),
+        request_(std::move(request)),
+        assembler_(cpu_allocator(), std::move(key)),
+        response_(response),
+        done_(std::move(done)) {}
+
+  void Start(grpc::GenericStub* stub, const std::string& method) {
+    stub->PrepareBidiStreamingCall(ctx_.get(), method, grpc::StubOptions(), this);
+    StartWriteLast(&request_, grpc::WriteOptions());
+    StartRead(&message_);
+    StartCall();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // the stream ended; OnDone has its status
+    error_ = assembler_.Add(message_);
+    message_.Clear();
+    if (!error_.ok()) return ctx_->TryCancel();
+    StartRead(&message_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    opts_->ClearCancelCallback();
+    Status s = !error_.ok() ? error_ : FromGrpcStatus(status);
+    if (s.ok()) s = assembler_.Finish(response_);
+    done_(s);
+    delete this;
+  }
+
+ private:
+  std::shared_ptr<grpc::ClientContext> ctx_;  // shared with the cancel callback
+  CallOptions* const opts_;
+  grpc::ByteBuffer request_, message_;
+  RecvTensorAssembler assembler_;
+  TensorResponse* const response_;
+  std::function<void(const Status&)> done_;
+  Status error_;
+};
 
 }  // namespace
 
@@ -145,13 +195,62 @@ void GrpcRemoteWorker::CleanupAllAsync(CallOptions* opts, const CleanupAllReques
   Call("CleanupAll", opts, *request, ParseInto(response), std::move(done));
 }
 
+bool GrpcRemoteWorker::UseRecvStream(const std::string& key) {
+  const int64_t min = options_.recv_stream_min_bytes;
+  if (min <= 0) return min == 0;
+  std::lock_guard<std::mutex> l(sizes_mu_);
+  auto it = last_recv_bytes_.find(key);
+  return it != last_recv_bytes_.end() && it->second >= static_cast<uint64_t>(min);
+}
+
+void GrpcRemoteWorker::NoteRecvBytes(const std::string& key, uint64_t bytes) {
+  if (options_.recv_stream_min_bytes <= 0) return;
+  std::lock_guard<std::mutex> l(sizes_mu_);
+  // Keys are a graph's edges; a process that registers graphs without end must not grow this
+  // without end: forgetting only costs the next transfer of a key the unary call.
+  if (last_recv_bytes_.size() >= 65536) last_recv_bytes_.clear();
+  last_recv_bytes_[key] = bytes;
+}
+
 void GrpcRemoteWorker::RecvTensorAsync(CallOptions* opts, const RecvTensorRequest* request,
                                        TensorResponse* response, StatusCallback done) {
+  const std::string& key = request->rendezvous_key();
+  auto noted = [this, key, response, done = std::move(done)](const Status& s) {
+    if (s.ok()) NoteRecvBytes(key, response->tensor.TotalBytes());
+    done(s);
+  };
+  if (UseRecvStream(key)) return RecvTensorStreamAsync(opts, request, response, std::move(noted));
   Call("RecvTensor", opts, *request,
        [response](const grpc::ByteBuffer& bytes) {
          return DecodeRecvTensorResponse(bytes, cpu_allocator(), response);
        },
-       std::move(done));
+       std::move(noted));
+}
+
+void GrpcRemoteWorker::RecvTensorStreamAsync(CallOptions* opts, const RecvTensorRequest* request,
+                                             TensorResponse* response, StatusCallback done) {
+  recv_streams_.fetch_add(1, std::memory_order_relaxed);
+  const std::string where =
+      absl::StrCat(" (RecvTensorStream on ", task_name_, " at ", address_, ")");
+  RecvTensorStreamRequest stream_request;
+  *stream_request.mutable_request() = *request;
+  stream_request.set_chunk_bytes(options_.recv_chunk_bytes);
+  grpc::ByteBuffer bytes;
+  bool own = false;
+  if (!grpc::SerializationTraits<RecvTensorStreamRequest>::Serialize(stream_request, &bytes, &own)
+           .ok()) {
+    return done(errors::Internal("Cannot serialize the request", where));
+  }
+  auto ctx = std::make_shared<grpc::ClientContext>();
+  const int64_t timeout = opts->GetTimeout() > 0 ? opts->GetTimeout() : kDefaultRpcTimeoutMs;
+  PrepareClientContext(options_, timeout, ctx.get());
+  opts->SetCancelCallback([ctx] { ctx->TryCancel(); });
+  auto* reactor = new RecvTensorStreamReactor(
+      std::move(bytes), request->rendezvous_key(), ctx, opts, response,
+      [where, done = std::move(done)](const Status& s) {
+        done(s.ok() ? s : Status(s.code(), absl::StrCat(s.message(), where)));
+      });
+  reactor->Start(&stub_, "/tensorflux.WorkerService/RecvTensorStream");
 }
 
 GrpcWorkerCache::GrpcWorkerCache(std::shared_ptr<GrpcChannelCache> channels,

@@ -7,12 +7,16 @@
 // DEADLINE_EXCEEDED, or the worker's own status) and its message ends with the method and the
 // task: "... (RecvTensor on /job:worker/replica:0/task:1 at 127.0.0.1:2223)".
 // RecvTensor's response is decoded from gRPC's buffers into one tensor allocation
-// (distributed/tensor_coding.h). Calls complete on gRPC's threads.
+// (distributed/tensor_coding.h). A key whose last tensor had at least the options'
+// recv_stream_min_bytes (2 MiB by default) is received over RecvTensorStream instead, which
+// copies each piece into the tensor while the next ones are in flight
+// (distributed/recv_tensor_stream.h); its errors name the key. Calls complete on gRPC's threads.
 //
 // GrpcWorkerCache returns the in-process worker for its own task (no RPC to itself) and one
 // GrpcRemoteWorker per other task, made on first use.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -57,6 +61,8 @@ class GrpcRemoteWorker : public WorkerInterface {
                        TensorResponse* response, StatusCallback done) override;
 
   const std::string& task_name() const { return task_name_; }
+  // How many RecvTensor calls went over RecvTensorStream (for tests and diagnostics).
+  int64_t recv_streams() const { return recv_streams_.load(std::memory_order_relaxed); }
 
  private:
   // Issues one call of `method` whose request is `request` and whose response bytes are
@@ -64,6 +70,14 @@ class GrpcRemoteWorker : public WorkerInterface {
   template <typename Req>
   void Call(const char* method, CallOptions* opts, const Req& request,
             std::function<Status(const grpc::ByteBuffer&)> parse, StatusCallback done);
+  // RecvTensor over RecvTensorStream.
+  void RecvTensorStreamAsync(CallOptions* opts, const RecvTensorRequest* request,
+                             TensorResponse* response, StatusCallback done);
+  // Whether RecvTensor of `key` takes the stream, from the size of its last tensor; and
+  // recording that size.
+  bool UseRecvStream(const std::string& key);
+  void NoteRecvBytes(const std::string& key, uint64_t bytes);
+
   // The same with the request already encoded.
   void CallBytes(const char* method, CallOptions* opts, grpc::ByteBuffer request,
                  std::function<Status(const grpc::ByteBuffer&)> parse, StatusCallback done);
@@ -73,6 +87,9 @@ class GrpcRemoteWorker : public WorkerInterface {
   const GrpcChannelOptions options_;
   const std::string task_name_;
   const std::string address_;
+  std::atomic<int64_t> recv_streams_{0};
+  std::mutex sizes_mu_;
+  absl::flat_hash_map<std::string, uint64_t> last_recv_bytes_;  // by rendezvous key
 };
 
 class GrpcWorkerCache : public WorkerCacheInterface {

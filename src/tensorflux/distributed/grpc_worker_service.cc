@@ -8,6 +8,7 @@
 #include "grpcpp/support/proto_buffer_writer.h"
 #include "tensorflux/distributed/grpc_channel.h"
 #include "tensorflux/distributed/grpc_server_call.h"
+#include "tensorflux/distributed/recv_tensor_stream.h"
 #include "tensorflux/distributed/tensor_coding.h"
 #include "tensorflux/distributed/worker.h"
 #include "tensorflux/worker_service.grpc.pb.h"
@@ -28,8 +29,9 @@ bool BearerTokenMatches(std::string_view value, std::string_view token) {
 
 namespace {
 
-// All nine methods as raw-bytes callback handlers.
-using RawService = WorkerService::WithRawCallbackMethod_GetStatus<
+// All ten methods as raw-bytes callback handlers.
+using RawService = WorkerService::WithRawCallbackMethod_RecvTensorStream<
+    WorkerService::WithRawCallbackMethod_GetStatus<
     WorkerService::WithRawCallbackMethod_CreateWorkerSession<
         WorkerService::WithRawCallbackMethod_DeleteWorkerSession<
             WorkerService::WithRawCallbackMethod_RegisterGraph<
@@ -38,7 +40,7 @@ using RawService = WorkerService::WithRawCallbackMethod_GetStatus<
                         WorkerService::WithRawCallbackMethod_CleanupGraph<
                             WorkerService::WithRawCallbackMethod_CleanupAll<
                                 WorkerService::WithRawCallbackMethod_RecvTensor<
-                                    WorkerService::Service>>>>>>>>>;
+                                    WorkerService::Service>>>>>>>>>>;
 
 // One call in flight: its request, response and options (grpc_server_call.h).
 template <typename Req, typename Resp>
@@ -69,6 +71,59 @@ Status WriteResponse(const Resp& response, int64_t /*limit*/, grpc::ByteBuffer* 
 Status WriteResponse(const TensorResponse& response, int64_t limit, grpc::ByteBuffer* out) {
   return EncodeRecvTensorResponse(response, limit, out);
 }
+
+// One RecvTensorStream call (recv_tensor_stream.h): waits for the tensor like RecvTensor, then
+// writes the header and the pieces one after the other (gRPC's callback API allows one write
+// in flight; the next starts when the previous one was handed to the transport), the last
+// together with the status. A cancelled call (client gone, deadline) cancels the wait; a failed
+// write ends the call.
+class RecvTensorStreamCall : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit RecvTensorStreamCall(int64_t limit) : limit_(limit) {}
+
+  RecvTensorStreamRequest request;
+  TensorResponse response;
+  CallOptions opts;
+
+  // After RecvTensorAsync's done: the stream's first message.
+  void Start(const Status& result) {
+    Status s = result;
+    if (s.ok()) s = EncodeRecvTensorHeader(response, limit_, &message_, &content_bytes_);
+    if (!s.ok()) return Finish(ToGrpcStatus(s));
+    chunk_bytes_ = request.chunk_bytes() > 0 ? static_cast<uint64_t>(request.chunk_bytes())
+                                             : DefaultRecvChunkBytes(content_bytes_);
+    Write();
+  }
+  void Fail(const Status& s) { Finish(ToGrpcStatus(s)); }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) return Finish(grpc::Status(grpc::StatusCode::CANCELLED, "RecvTensorStream: the "
+                                        "client went away during the transfer"));
+    const uint64_t n = std::min(chunk_bytes_, content_bytes_ - offset_);
+    message_ = EncodeRecvTensorPiece(response.tensor, offset_, n);
+    offset_ += n;
+    Write();
+  }
+  void OnCancel() override { opts.StartCancel(); }
+  void OnDone() override { delete this; }
+  // OnDone and OnCancel inline, as ServerCall's (grpc_server_call.h); gRPC never inlines the
+  // write completions.
+  bool InternalInlineable() override { return true; }
+
+ private:
+  // Writes message_: with the status when it is the last one.
+  void Write() {
+    if (offset_ == content_bytes_) {
+      StartWriteAndFinish(&message_, grpc::WriteOptions(), grpc::Status::OK);
+    } else {
+      StartWrite(&message_);
+    }
+  }
+
+  const int64_t limit_;
+  grpc::ByteBuffer message_;
+  uint64_t content_bytes_ = 0, chunk_bytes_ = 0, offset_ = 0;
+};
 
 }  // namespace
 
@@ -140,6 +195,24 @@ class GrpcWorkerService::Impl : public RawService {
     return Serve<RecvTensorRequest, TensorResponse>("RecvTensor", c, in, out,
                                                     &Worker::RecvTensorAsync);
   }
+  grpc::ServerWriteReactor<Buf>* RecvTensorStream(Ctx* ctx, const Buf* in) override {
+    auto* call = new RecvTensorStreamCall(options_.max_message_size);
+    Status s = Authenticate(ctx);
+    if (s.ok()) s = Parse("RecvTensorStream", in, &call->request);
+    if (s.ok() && (call->request.chunk_bytes() < 0 ||
+                   call->request.chunk_bytes() > kMaxRecvChunkBytes)) {
+      s = errors::InvalidArgument("RecvTensorStream: chunk_bytes must be 0 to ",
+                                  kMaxRecvChunkBytes, ", got ", call->request.chunk_bytes());
+    }
+    if (!s.ok()) {
+      call->Fail(s);
+      return call;
+    }
+    call->opts.SetTimeout(RemainingMs(ctx));
+    worker_->RecvTensorAsync(&call->opts, &call->request.request(), &call->response,
+                             [call](const Status& result) { call->Start(result); });
+    return call;
+  }
 
  private:
   Status Authenticate(const Ctx* ctx) const {
@@ -154,20 +227,25 @@ class GrpcWorkerService::Impl : public RawService {
     return OkStatus();
   }
 
+  // INVALID_ARGUMENT naming `method` for bytes that are not a Req.
+  template <typename Req>
+  static Status Parse(const char* method, const Buf* in, Req* request) {
+    Buf copy(*in);  // shares the slices
+    grpc::ProtoBufferReader reader(&copy);
+    if (!request->ParseFromZeroCopyStream(&reader)) {
+      return errors::InvalidArgument("Malformed ", method, " request: not a ",
+                                     Req::descriptor()->name());
+    }
+    return OkStatus();
+  }
+
   template <typename Req, typename Resp>
   grpc::ServerUnaryReactor* Serve(
       const char* method, Ctx* ctx, const Buf* in, Buf* out,
       void (Worker::*fn)(CallOptions*, const Req*, Resp*, StatusCallback)) {
     auto* call = new Call<Req, Resp>();
     Status s = Authenticate(ctx);
-    if (s.ok()) {
-      Buf copy(*in);  // shares the slices
-      grpc::ProtoBufferReader reader(&copy);
-      if (!call->request.ParseFromZeroCopyStream(&reader)) {
-        s = errors::InvalidArgument("Malformed ", method, " request: not a ",
-                                    Req::descriptor()->name());
-      }
-    }
+    if (s.ok()) s = Parse(method, in, &call->request);
     if (!s.ok()) {
       call->Finish(ToGrpcStatus(s));
       return call;

@@ -7,35 +7,23 @@
 #include <vector>
 
 #include "grpcpp/support/slice.h"
+#include "tensorflux/distributed/wire_coding.h"
 #include "tensorflux/worker.pb.h"
 
 namespace tensorflux {
 namespace {
 
-// Protobuf wire types and the tags used here: (field << 3) | wire type.
-constexpr uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5;
-constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) { return (field << 3) | wire_type; }
+using wire::kLengthDelimited;
+using wire::kVarint;
+using wire::PutVarint;
+using wire::SliceReader;
+using wire::Tag;
+using wire::VarintSize;
+
 // RecvTensorResponse
 constexpr uint32_t kResponseTensor = 1, kResponseIsDead = 2, kResponseSendStart = 3;
 // TensorProto
 constexpr uint32_t kTensorDtype = 1, kTensorShape = 2, kTensorContent = 4;
-
-size_t VarintSize(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
 
 std::string ShapeBytes(const TensorShape& shape) {
   TensorShapeProto p;
@@ -97,8 +85,6 @@ Status CheckLimit(uint64_t total, uint64_t content, int64_t limit, std::string_v
                                   : " (the channel's max_message_size)");
 }
 
-void DestroyTensorRef(void* t) { delete static_cast<Tensor*>(t); }
-
 // Assembles a message from bytes and tensor buffers: bytes accumulate in `bytes()` and become
 // one slice each time a tensor's buffer is added as a slice of its own (holding a reference to
 // the tensor until gRPC has sent it). Tensors of at most kInlineTensorBytes are copied instead.
@@ -113,7 +99,7 @@ class FrameBuilder {
       return;
     }
     Flush();
-    slices_.emplace_back(t.raw_data(), n, &DestroyTensorRef, new Tensor(t));
+    slices_.push_back(wire::TensorBytesSlice(t, 0, n));
   }
 
   // Appends a TensorProto as field `field` of the message being built.
@@ -138,91 +124,6 @@ class FrameBuilder {
 
   std::string pending_;
   std::vector<grpc::Slice> slices_;
-};
-
-// Reads protobuf fields across the slices of a received message without joining them.
-class SliceReader {
- public:
-  explicit SliceReader(const std::vector<grpc::Slice>* slices) : slices_(slices) { Settle(); }
-
-  uint64_t position() const { return pos_; }
-  bool AtEnd() const { return slice_ >= slices_->size(); }
-
-  bool ReadByte(uint8_t* b) {
-    if (AtEnd()) return false;
-    *b = (*slices_)[slice_].begin()[offset_];
-    Advance(1);
-    return true;
-  }
-
-  bool ReadVarint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      uint8_t b;
-      if (!ReadByte(&b)) return false;
-      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
-  }
-
-  // Copies the next n bytes to `dst` (nullptr: skips them).
-  bool Read(uint64_t n, char* dst) {
-    while (n > 0) {
-      if (AtEnd()) return false;
-      const grpc::Slice& s = (*slices_)[slice_];
-      const uint64_t take = std::min<uint64_t>(n, s.size() - offset_);
-      if (dst != nullptr) {
-        std::memcpy(dst, s.begin() + offset_, take);
-        dst += take;
-      }
-      Advance(take);
-      n -= take;
-    }
-    return true;
-  }
-
-  bool ReadString(uint64_t n, std::string* out) {
-    if (n > kMaxGrpcMessageBytes) return false;
-    out->resize(n);
-    return Read(n, out->data());
-  }
-
-  // Skips one field's value of `wire_type`.
-  bool SkipField(uint32_t wire_type) {
-    uint64_t v;
-    switch (wire_type) {
-      case kVarint:
-        return ReadVarint(&v);
-      case kFixed64:
-        return Read(8, nullptr);
-      case kLengthDelimited:
-        return ReadVarint(&v) && Read(v, nullptr);
-      case kFixed32:
-        return Read(4, nullptr);
-      default:
-        return false;  // groups are not used by these messages
-    }
-  }
-
- private:
-  void Advance(uint64_t n) {
-    offset_ += n;
-    pos_ += n;
-    Settle();
-  }
-  // Moves past exhausted (and empty) slices.
-  void Settle() {
-    while (slice_ < slices_->size() && offset_ >= (*slices_)[slice_].size()) {
-      offset_ = 0;
-      ++slice_;
-    }
-  }
-
-  const std::vector<grpc::Slice>* slices_;
-  size_t slice_ = 0;
-  uint64_t offset_ = 0;
-  uint64_t pos_ = 0;
 };
 
 // `message` names the message being decoded ("RecvTensor response", "RunStep request", ...).

@@ -2,7 +2,8 @@
 // tasks (edges both ways, a feed, a fetch) gives LocalSession's values; a _Recv waiting for
 // another task does not hold up the rest of its partition, and step stats come back; variables
 // persist across steps and CleanupAll frees them; sessions scope graphs; a 256 MiB tensor
-// crosses intact (and, with TX_LARGE_TESTS=1, one of 2 GiB less 4 KiB). Faults and bad requests: worker_fault_test.cc.
+// crosses intact over RecvTensor, and one of 64 MiB over RecvTensorStream (and, with TX_LARGE_TESTS=1, one of 2 GiB
+// less 4 KiB). Faults and bad requests: worker_fault_test.cc; the stream: recv_stream_test.cc.
 #include "tensorflux/distributed/worker.h"
 
 #include <chrono>
@@ -299,8 +300,10 @@ TEST(WorkerTest, SessionsScopeGraphs) {
   ASSERT_TRUE(cluster.CleanupStep(1).ok());
 }
 
-// An int32 Range of `n` elements produced on task 0 crosses to the test by RecvTensor intact.
-void ExpectRangeCrossesIntact(int64_t n) {
+// An int32 Range of `n` elements produced on task 0 crosses to the test by RecvTensor intact:
+// over the unary call (a key's first transfer with the default options), or over
+// RecvTensorStream when `stream`.
+void ExpectRangeCrossesIntact(int64_t n, bool stream) {
   TestCluster cluster(1);
   const std::string dev = WorkerDevice(0);
   auto int_const = [&](const std::string& name, int64_t v) {
@@ -323,8 +326,12 @@ void ExpectRangeCrossesIntact(int64_t n) {
   recv.set_step_id(1);
   recv.set_rendezvous_key(ClientKey(dev, WorkerDevice(1), "big", cluster.incarnation(0)));
   TensorResponse got;
-  Status s = cluster.client(0)->RecvTensor(recv, &got, 120000);
+  GrpcChannelOptions options;
+  if (stream) options.recv_stream_min_bytes = 0;
+  auto client = cluster.client_with(0, options);
+  Status s = client->RecvTensor(recv, &got, 120000);
   ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(dynamic_cast<GrpcRemoteWorker*>(client.get())->recv_streams(), stream ? 1 : 0);
   ASSERT_EQ(got.tensor.dtype(), DT_INT32);
   ASSERT_EQ(got.tensor.NumElements(), n);
   const int32_t* v = got.tensor.data<int32_t>();
@@ -336,7 +343,8 @@ void ExpectRangeCrossesIntact(int64_t n) {
 }
 
 TEST(WorkerTest, A256MiBTensorCrossesIntact) {
-  ExpectRangeCrossesIntact(int64_t{64} << 20);  // 64 Mi int32 = 256 MiB
+  ExpectRangeCrossesIntact(int64_t{64} << 20, /*stream=*/false);  // 64 Mi int32 = 256 MiB
+  ExpectRangeCrossesIntact(int64_t{16} << 20, /*stream=*/true);  // 64 MiB: 16 pieces
 }
 
 // The largest tensor a RecvTensorResponse carries: 2 GiB less 4 KiB (the framing fits in the
@@ -347,7 +355,8 @@ TEST(WorkerTest, ANearly2GiBTensorCrossesIntact) {
   if (large == nullptr || std::string(large) != "1") {
     GTEST_SKIP() << "set TX_LARGE_TESTS=1 to send a 2 GiB - 4 KiB tensor";
   }
-  ExpectRangeCrossesIntact(((int64_t{1} << 31) - 4096) / 4);
+  ExpectRangeCrossesIntact(((int64_t{1} << 31) - 4096) / 4, /*stream=*/false);
+  ExpectRangeCrossesIntact(((int64_t{1} << 31) - 4096) / 4, /*stream=*/true);
 }
 
 }  // namespace
