@@ -14,14 +14,26 @@
 //     step); best_GBps is the fastest single transfer's throughput.
 //   BM_Memcpy/bytes: a memcpy into a fresh allocation of the same size, in the same process:
 //     the one-process bound a copying transfer is compared with.
+//   BM_TcpLoopback/bytes/conns: the same bytes from one buffer into another over `conns`
+//     loopback TCP connections (each its own sending and receiving thread, an equal share of
+//     the bytes, blocking send/recv): the kernel's two copies and nothing else, the bound of a
+//     transfer over that many connections on this machine, taken in the same run as RecvTensor
+//     so that their ratio holds under load.
 //
 //   BM_EmptyRunGraph: the round trip of one RunGraph call over gRPC for a graph of one NoOp.
 //
 // Sizes 4 KiB, 1 MiB, 64 MiB, 256 MiB. Issue 7's goal: >= 3 GB/s at 64 MiB. The process tunes
 // malloc as a server would (TuneMallocForLargeTransfers), and each size is warmed up first.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "bench_util.h"
 #include "distributed/worker_test_util.h"
@@ -197,6 +209,77 @@ void BM_Memcpy(benchmark::State& state) {
 BENCHMARK(BM_Memcpy)
     ->Arg(4 << 10)->Arg(1 << 20)->Arg(64 << 20)->Arg(256 << 20)
     ->Unit(benchmark::kMicrosecond);
+
+// `conns` connected loopback TCP socket pairs (sender fd, receiver fd); empty on failure.
+std::vector<std::pair<int, int>> LoopbackPairs(int conns) {
+  std::vector<std::pair<int, int>> pairs;
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(listener, conns) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (listener >= 0) close(listener);
+    return pairs;
+  }
+  for (int i = 0; i < conns; ++i) {
+    const int out = socket(AF_INET, SOCK_STREAM, 0);
+    if (out < 0 || connect(out, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) break;
+    pairs.emplace_back(out, accept(listener, nullptr, nullptr));
+  }
+  close(listener);
+  return pairs;
+}
+
+void BM_TcpLoopback(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  const int conns = static_cast<int>(state.range(1));
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  const std::vector<std::pair<int, int>> pairs = LoopbackPairs(conns);
+  if (static_cast<int>(pairs.size()) != conns) {
+    state.SkipWithError("cannot connect over loopback");
+    return;
+  }
+  const size_t share = bytes / conns;
+  bool failed = false;
+  auto transfer = [&] {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < conns; ++i) {
+      char* out = src.data() + i * share;
+      char* in = dst.data() + i * share;
+      threads.emplace_back([&failed, fd = pairs[i].first, out, share] {
+        for (size_t done = 0; done < share;) {
+          const ssize_t n = send(fd, out + done, share - done, 0);
+          if (n <= 0) return void(failed = true);
+          done += static_cast<size_t>(n);
+        }
+      });
+      threads.emplace_back([&failed, fd = pairs[i].second, in, share] {
+        for (size_t done = 0; done < share;) {
+          const ssize_t n = recv(fd, in + done, share - done, 0);
+          if (n <= 0) return void(failed = true);
+          done += static_cast<size_t>(n);
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  };
+  // Warm-up, untimed, as BM_RecvTensor's: the buffers' pages and the sockets' buffers.
+  for (int i = 0; i < 3 && !failed; ++i) transfer();
+  for (auto _ : state) transfer();
+  for (const auto& [out, in] : pairs) {
+    close(out);
+    close(in);
+  }
+  if (failed) state.SkipWithError("loopback send/recv failed");
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(share * conns));
+}
+BENCHMARK(BM_TcpLoopback)
+    ->ArgNames({"bytes", "conns"})
+    ->ArgsProduct({{64 << 20, 256 << 20}, {1, 2}})
+    ->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace tensorflux::bench
