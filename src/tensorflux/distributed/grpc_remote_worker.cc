@@ -198,27 +198,28 @@ void GrpcRemoteWorker::CleanupAllAsync(CallOptions* opts, const CleanupAllReques
 bool GrpcRemoteWorker::UseRecvStream(const std::string& key) {
   const int64_t min = options_.recv_stream_min_bytes;
   if (min <= 0) return min == 0;
-  std::lock_guard<std::mutex> l(sizes_mu_);
-  auto it = last_recv_bytes_.find(key);
-  return it != last_recv_bytes_.end() && it->second >= static_cast<uint64_t>(min);
-}
-
-void GrpcRemoteWorker::NoteRecvBytes(const std::string& key, uint64_t bytes) {
-  if (options_.recv_stream_min_bytes <= 0) return;
-  std::lock_guard<std::mutex> l(sizes_mu_);
-  // Keys are a graph's edges; a process that registers graphs without end must not grow this
-  // without end: forgetting only costs the next transfer of a key the unary call.
-  if (last_recv_bytes_.size() >= 65536) last_recv_bytes_.clear();
-  last_recv_bytes_[key] = bytes;
+  std::lock_guard<std::mutex> l(recv_sizes_->mu);
+  auto it = recv_sizes_->bytes.find(key);
+  return it != recv_sizes_->bytes.end() && it->second >= static_cast<uint64_t>(min);
 }
 
 void GrpcRemoteWorker::RecvTensorAsync(CallOptions* opts, const RecvTensorRequest* request,
                                        TensorResponse* response, StatusCallback done) {
   const std::string& key = request->rendezvous_key();
-  auto noted = [this, key, response, done = std::move(done)](const Status& s) {
-    if (s.ok()) NoteRecvBytes(key, response->tensor.TotalBytes());
-    done(s);
-  };
+  StatusCallback noted = std::move(done);
+  if (options_.recv_stream_min_bytes > 0) {
+    // Records the size when the call ends (it may end after this client is gone).
+    noted = [sizes = recv_sizes_, key, response, done = std::move(noted)](const Status& s) {
+      if (s.ok()) {
+        std::lock_guard<std::mutex> l(sizes->mu);
+        // Keys are graphs' edges; a process that registers graphs without end must not grow
+        // this without end: forgetting a key only costs its next transfer the unary call.
+        if (sizes->bytes.size() >= 65536) sizes->bytes.clear();
+        sizes->bytes[key] = response->tensor.TotalBytes();
+      }
+      done(s);
+    };
+  }
   if (UseRecvStream(key)) return RecvTensorStreamAsync(opts, request, response, std::move(noted));
   Call("RecvTensor", opts, *request,
        [response](const grpc::ByteBuffer& bytes) {

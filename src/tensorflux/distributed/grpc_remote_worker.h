@@ -73,10 +73,13 @@ class GrpcRemoteWorker : public WorkerInterface {
   // RecvTensor over RecvTensorStream.
   void RecvTensorStreamAsync(CallOptions* opts, const RecvTensorRequest* request,
                              TensorResponse* response, StatusCallback done);
-  // Whether RecvTensor of `key` takes the stream, from the size of its last tensor; and
-  // recording that size.
+  // The size of each key's last received tensor, which decides whether its next RecvTensor
+  // takes the stream. Shared with calls in flight, which record their size when they end.
+  struct RecvSizes {
+    std::mutex mu;
+    absl::flat_hash_map<std::string, uint64_t> bytes;  // by rendezvous key
+  };
   bool UseRecvStream(const std::string& key);
-  void NoteRecvBytes(const std::string& key, uint64_t bytes);
 
   // The same with the request already encoded.
   void CallBytes(const char* method, CallOptions* opts, grpc::ByteBuffer request,
@@ -88,8 +91,7 @@ class GrpcRemoteWorker : public WorkerInterface {
   const std::string task_name_;
   const std::string address_;
   std::atomic<int64_t> recv_streams_{0};
-  std::mutex sizes_mu_;
-  absl::flat_hash_map<std::string, uint64_t> last_recv_bytes_;  // by rendezvous key
+  const std::shared_ptr<RecvSizes> recv_sizes_ = std::make_shared<RecvSizes>();
 };
 
 class GrpcWorkerCache : public WorkerCacheInterface {
