@@ -8,7 +8,9 @@
 // one is INVALID_ARGUMENT naming the method), and no gRPC thread waits for a step: RunGraph and
 // RecvTensor finish when the worker calls back. RecvTensor's response is written from the
 // tensor's buffer (distributed/tensor_coding.h; a tensor too large for options.max_message_size
-// or for gRPC's 2^31-1 bytes is RESOURCE_EXHAUSTED). The client's deadline becomes the call's
+// or for gRPC's 2^31-1 bytes is RESOURCE_EXHAUSTED). RecvTensorStream answers the same request
+// with a header and the tensor in pieces, each written from its buffer as the previous one was
+// handed to gRPC (distributed/recv_tensor_stream.h). The client's deadline becomes the call's
 // timeout (a step's RecvTensor calls to other tasks get what remains of it), and a client that
 // cancels or whose deadline passes cancels the call on the worker.
 //
