@@ -299,6 +299,7 @@ struct MasterSession::Step {
   std::mutex mu;
   int pending = 0;       // calls not answered
   int first_error = -1;  // the first call that failed
+  std::atomic<bool> closed{false};  // cancelled by the session's Close
 
   void CancelCalls(int except) {
     for (int j = 0; j < static_cast<int>(c->parts.size()); ++j) {
@@ -335,6 +336,16 @@ void MasterSession::StartStep(std::shared_ptr<Step> step) {
     // Runs at once when the caller cancelled already: the calls below then fail at once.
     step->opts->SetCancelCallback([step] { step->CancelCalls(-1); });
   }
+  bool closed = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    running_.emplace(step.get(), step);
+    closed = closed_;
+  }
+  if (closed) {  // closed since the signature was found: the calls below fail at once
+    step->closed = true;
+    step->CancelCalls(-1);
+  }
   if (n == 0) return FinishStep(step.get());  // every fetch is a feed
   for (int i = 0; i < n; ++i) {
     Step::Call* call = &step->calls[i];
@@ -362,6 +373,10 @@ void MasterSession::StartStep(std::shared_ptr<Step> step) {
 
 void MasterSession::FinishStep(Step* step) {
   if (step->opts != nullptr) step->opts->ClearCancelCallback();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    running_.erase(step);
+  }
   const Compiled& c = *step->c;
   const int n = static_cast<int>(c.parts.size());
   const int64_t step_id = step->step_id;
@@ -370,6 +385,10 @@ void MasterSession::FinishStep(Step* step) {
   if (step->first_error >= 0) {
     const Status& s = step->calls[step->first_error].status;
     const std::string& task = c.parts[step->first_error].task;
+    if (step->closed) {
+      return done(errors::Cancelled("Step ", step_id, " was cancelled: session ", handle_,
+                                    " was closed (", task, ": ", s.message(), ")"));
+    }
     if (s.code() == absl::StatusCode::kDeadlineExceeded) {
       // Every task that had not answered by the deadline: the one that hangs (a stopped
       // process, a lost network) is among them even when another task, waiting for its
@@ -514,6 +533,7 @@ bool MasterSession::closed() const {
 Status MasterSession::Close() {
   std::vector<std::shared_ptr<WorkerInterface>> workers;
   std::vector<std::string> tasks;
+  std::vector<std::shared_ptr<Step>> running;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (closed_) return OkStatus();
@@ -523,7 +543,16 @@ Status MasterSession::Close() {
       tasks.push_back(task);
       workers.push_back(w);
     }
+    for (auto& [raw, weak] : running_) {
+      if (std::shared_ptr<Step> step = weak.lock()) running.push_back(std::move(step));
+    }
   }
+  // Outside the lock: a cancelled in-process call may finish its step (FinishStep) here.
+  for (const std::shared_ptr<Step>& step : running) {
+    step->closed = true;
+    step->CancelCalls(-1);
+  }
+  running.clear();
   state_.Reset();
   WaitForCleanups();
   // Deleting the worker session drops its graphs and steps on that task.

@@ -32,8 +32,10 @@
 // per device of the step, runtime/node_exec_stats.h) in RunStepResponse.metadata, and
 // output_partition_graphs the graphs each task ran (with their _Send/_Recv nodes).
 //
-// Close deregisters every graph and deletes the worker sessions (a worker that is gone is
-// skipped). Thread-safe: steps of one session may run concurrently.
+// Close cancels the steps in flight (as TF's MasterSession::Close does: they end with CANCELLED
+// "... session <handle> was closed" instead of waiting out their timeout), deregisters every
+// graph and deletes the worker sessions (a worker that is gone is skipped). Thread-safe: steps
+// of one session may run concurrently.
 #pragma once
 
 #include <atomic>
@@ -151,6 +153,8 @@ class MasterSession {
   mutable std::mutex mu_;
   bool closed_ = false;
   absl::flat_hash_map<std::string, std::shared_ptr<Compiled>> compiled_;
+  // The steps whose RunGraph calls are out (StartStep to FinishStep): Close cancels them.
+  absl::flat_hash_map<Step*, std::weak_ptr<Step>> running_;
 };
 
 // A fresh session handle (random, unguessable by other clients).

@@ -100,7 +100,7 @@ TEST(ClusterFaultTest, AStoppedTaskFailsCallsAtTheirDeadline) {
   ASSERT_TRUE(s.ok()) << s;  // every partition registered and run once
 
   // Worker 1 accepts connections but runs nothing: its RunGraph never answers.
-  c.w1.Signal(SIGSTOP);
+  ASSERT_TRUE(c.w1.Pause());
   auto start = std::chrono::steady_clock::now();
   s = TrainOnce(session.get(), &w);
   double secs = SecondsSince(start);
@@ -111,7 +111,7 @@ TEST(ClusterFaultTest, AStoppedTaskFailsCallsAtTheirDeadline) {
 
   // The master itself stopped: a new client's CreateSession ends at its deadline too.
   c.w1.Signal(SIGCONT);
-  c.w0.Signal(SIGSTOP);
+  ASSERT_TRUE(c.w0.Pause());
   auto client = Connect(c.w0_port, kTimeoutMs);
   start = std::chrono::steady_clock::now();
   s = client->Create(ParseGraph(kTrainGraph));

@@ -4,7 +4,8 @@
 // callback threads while other sessions are created, run and listed; the dequeues then get
 // exactly the values enqueued. A client whose deadline passes cancels its step on the worker
 // (its step state is gone long before the step's own 60 s timeout). A session over a task that
-// never answers fails after the default 10 s when the config sets no timeout.
+// never answers fails after the default 10 s when the config sets no timeout. CloseSession or
+// Reset cancels the session's steps in flight.
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -53,6 +54,13 @@ std::unique_ptr<GrpcServer> StartServer(int port, int dead_port = 0) {
   auto s = GrpcServer::Create(o);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
+}
+
+// A MasterService stub for the server on `port` (null when the channel cannot be made).
+std::unique_ptr<MasterService::Stub> MasterStub(int port) {
+  auto channel = NewGrpcChannel("127.0.0.1:" + std::to_string(port), GrpcChannelOptions());
+  EXPECT_TRUE(channel.ok()) << channel.status();
+  return channel.ok() ? MasterService::NewStub(*channel) : nullptr;
 }
 
 TEST(MasterServiceTest, WaitingStepsHoldNoGrpcThread) {
@@ -112,9 +120,8 @@ TEST(MasterServiceTest, AClientDeadlineCancelsTheStep) {
   const int port = server_test::FreePort();
   std::unique_ptr<GrpcServer> server = StartServer(port);
   ASSERT_NE(server, nullptr);
-  auto channel = NewGrpcChannel("127.0.0.1:" + std::to_string(port), GrpcChannelOptions());
-  ASSERT_TRUE(channel.ok()) << channel.status();
-  std::unique_ptr<MasterService::Stub> stub = MasterService::NewStub(*channel);
+  std::unique_ptr<MasterService::Stub> stub = MasterStub(port);
+  ASSERT_NE(stub, nullptr);
   auto deadline = [](int ms) {
     return std::chrono::system_clock::now() + std::chrono::milliseconds(ms);
   };
@@ -171,6 +178,72 @@ TEST(MasterServiceTest, AClientDeadlineCancelsTheStep) {
   // The session still serves: a value enqueued is dequeued.
   enqueue_and_dequeue();
 }
+
+// CloseSession or Reset while steps wait on the session's queue: the steps end at once with
+// CANCELLED naming the closed session (TF's MasterSession::Close cancels its steps), not at their
+// own 60 s timeout; nothing is left on the worker. Before the fix they waited out the timeout.
+class CloseWithStepsInFlight : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CloseWithStepsInFlight, CancelsTheSteps) {
+  const std::string action = GetParam();
+  const int port = server_test::FreePort();
+  std::unique_ptr<GrpcServer> server = StartServer(port);
+  ASSERT_NE(server, nullptr);
+  std::unique_ptr<MasterService::Stub> stub = MasterStub(port);
+  ASSERT_NE(stub, nullptr);
+  auto call = [](int seconds) {
+    auto ctx = std::make_unique<grpc::ClientContext>();
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
+    return ctx;
+  };
+  CreateSessionRequest create;
+  *create.mutable_graph_def() = ParseGraph(kQueueGraph);
+  CreateSessionResponse created;
+  ASSERT_TRUE(stub->CreateSession(call(30).get(), create, &created).ok());
+  RunStepRequest dequeue;
+  dequeue.set_session_handle(created.session_handle());
+  dequeue.add_fetch("deq:0");
+  dequeue.mutable_options()->set_timeout_in_ms(60000);
+
+  constexpr int kWaiting = 3;
+  std::vector<std::future<grpc::Status>> steps;
+  for (int i = 0; i < kWaiting; ++i) {
+    steps.push_back(std::async(std::launch::async, [&] {
+      RunStepResponse response;
+      return stub->RunStep(call(60).get(), dequeue, &response);
+    }));
+  }
+  ASSERT_TRUE(test::PollUntil([&] { return server->worker()->num_steps() == kWaiting; }))
+      << server->worker()->num_steps() << " steps started";
+  grpc::Status closed;
+  if (action == "CloseSession") {
+    CloseSessionRequest close;
+    close.set_session_handle(created.session_handle());
+    CloseSessionResponse resp;
+    closed = stub->CloseSession(call(30).get(), close, &resp);
+  } else {
+    ResetResponse resp;
+    closed = stub->Reset(call(30).get(), ResetRequest(), &resp);
+  }
+  ASSERT_TRUE(closed.ok()) << closed.error_message();
+  for (auto& step : steps) {
+    ASSERT_EQ(step.wait_for(std::chrono::seconds(20)), std::future_status::ready)
+        << "a step of the closed session still runs";
+    grpc::Status s = step.get();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::CANCELLED) << s.error_message();
+    EXPECT_NE(s.error_message().find("session " + created.session_handle() + " was closed"),
+              std::string::npos)
+        << s.error_message();
+  }
+  EXPECT_TRUE(test::PollUntil([&] { return server->worker()->num_steps() == 0; }));
+  // The handle is gone: TF's NOT_FOUND wording.
+  RunStepResponse response;
+  EXPECT_EQ(stub->RunStep(call(30).get(), dequeue, &response).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+INSTANTIATE_TEST_SUITE_P(MasterServiceTest, CloseWithStepsInFlight,
+                         ::testing::Values("CloseSession", "Reset"));
 
 TEST(MasterServiceTest, ASessionOverADeadTaskFailsAfterTheDefaultTimeout) {
   const int port = server_test::FreePort();

@@ -115,6 +115,20 @@ class ServerProcess {
     if (pid_ > 0) kill(pid_, sig);
   }
 
+  // SIGSTOP, then waits until every thread of the process is stopped (true; false after `ms`).
+  // kill() returns before that: the kernel wakes one thread, which then stops the others, and
+  // on a loaded machine the others went on serving calls meanwhile (a step through a "stopped"
+  // task answered in 6 ms: ClusterFaultTest.AStoppedTaskFailsCallsAtTheirDeadline).
+  bool Pause(int ms = 30000) {
+    Signal(SIGSTOP);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (AllThreadsStopped()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  }
+
   // Waits for the process to end; its exit code (-signal when killed by one).
   int Wait() {
     if (pid_ > 0) {
@@ -133,6 +147,23 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
 
  private:
+  // Every /proc/<pid>/task/<tid>/stat in state T (stopped); the state follows the ")" that
+  // ends the thread's name.
+  bool AllThreadsStopped() const {
+    if (pid_ <= 0) return false;
+    std::error_code ec;
+    int threads = 0;
+    for (const auto& t : std::filesystem::directory_iterator(
+             "/proc/" + std::to_string(pid_) + "/task", ec)) {
+      const std::string stat = ReadFileText((t.path() / "stat").string());
+      const size_t close = stat.rfind(')');
+      if (close == std::string::npos || close + 2 >= stat.size()) return false;
+      if (stat[close + 2] != 'T') return false;
+      ++threads;
+    }
+    return !ec && threads > 0;
+  }
+
   pid_t pid_ = -1;
   int exit_status_ = 0;
   std::string log_path_;
