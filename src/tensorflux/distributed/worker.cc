@@ -301,9 +301,11 @@ void Worker::RunGraphImpl(CallOptions* opts, const RunGraphRequest* request,
     }
     done(OkStatus());
   };
-  // Started on the calling thread (a gRPC callback thread or the in-process master's): the
-  // executors run only cheap nodes inline and hand the rest to the pool, and _Recv waits are
-  // asynchronous, so the caller is not held; a hop to the pool first would cost a wakeup.
+  // Started on the calling thread (a gRPC callback thread or the in-process master's): _Recv
+  // waits are asynchronous and a hop to the pool first would cost a wakeup. Not every long node
+  // leaves this thread: the executor keeps the last expensive node it makes ready inline when
+  // nothing cheap is queued, so a heavy chain that waits on no _Recv (a MatMul chain on a
+  // variable) computes here and holds the gRPC thread (docs/DISTRIBUTED.md, known limit).
   step->item->executor->RunAsync(args, finish);
 }
 
