@@ -125,14 +125,18 @@ Status MasterSession::ListClusterDevices() {
       return;
     }
     workers[i] = *w;
-    // A task still starting refuses connections: ask again until the deadline.
+    // A task still starting refuses connections: ask again until the deadline. A refusal with
+    // less than a pause left ends it (UNAVAILABLE): one more call with no time left would end
+    // DEADLINE_EXCEEDED or UNAVAILABLE depending on the scheduling.
+    constexpr auto kPause = std::chrono::milliseconds(50);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (true) {
       const int64_t left = std::chrono::duration_cast<std::chrono::milliseconds>(
                                deadline - std::chrono::steady_clock::now()).count();
       results[i] = workers[i]->GetStatus(GetStatusRequest(), &status[i], std::max<int64_t>(left, 1));
-      if (results[i].ok() || results[i].code() != absl::StatusCode::kUnavailable || left <= 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (results[i].ok() || results[i].code() != absl::StatusCode::kUnavailable) break;
+      if (deadline - std::chrono::steady_clock::now() <= kPause) break;
+      std::this_thread::sleep_for(kPause);
     }
     if (!results[i].ok()) return;
     CreateWorkerSessionRequest req;
