@@ -165,9 +165,13 @@ TEST(RecvStreamTest, AWaitingStreamEndsAtItsDeadlineOnCancelAndOnCleanup) {
   EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
   EXPECT_NE(s.message().find("RecvTensorStream on"), std::string_view::npos) << s;
 
-  // Starts the call, ends it with `end_it` 100 ms later, and returns its status (well before
-  // its 30 s deadline).
-  auto ended_by = [&](const std::function<void(CallOptions*)>& end_it) {
+  // Starts a call for `key`, ends it with `end_it` 100 ms later, and returns its status (well
+  // before its 30 s deadline). Each call waits on its own key: the server drops an abandoned
+  // waiter only once the client's cancellation reaches it, which a loaded machine delays past
+  // the next call (seen as "Duplicated recv" in a make test run).
+  auto ended_by = [&](const std::string& key, const std::function<void(CallOptions*)>& end_it) {
+    recv.set_rendezvous_key(
+        ClientKey(WorkerDevice(0), WorkerDevice(1), key, cluster.incarnation(0)));
     CallOptions opts;
     opts.SetTimeout(30000);
     absl::Notification done;
@@ -184,9 +188,10 @@ TEST(RecvStreamTest, AWaitingStreamEndsAtItsDeadlineOnCancelAndOnCleanup) {
               20.0);
     return result;
   };
-  s = ended_by([](CallOptions* opts) { opts->StartCancel(); });
+  s = ended_by("never_cancelled", [](CallOptions* opts) { opts->StartCancel(); });
   EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
-  s = ended_by([&](CallOptions*) { ASSERT_TRUE(cluster.CleanupStep(7).ok()); });
+  s = ended_by("never_cleaned_up",
+               [&](CallOptions*) { ASSERT_TRUE(cluster.CleanupStep(7).ok()); });
   EXPECT_EQ(s.code(), absl::StatusCode::kAborted) << s;
   EXPECT_NE(s.message().find("was cleaned up"), std::string_view::npos) << s;
 }
