@@ -76,6 +76,8 @@ Status LocalSession::Extend(const GraphDef& graph) {
 }
 
 Status LocalSession::Close() {
+  // Cancel the running steps first: a Run starting after this finds its registration refused.
+  close_cancellation_.StartCancel();
   std::lock_guard<std::mutex> l(mu_);
   closed_ = true;
   executors_.clear();
@@ -157,6 +159,10 @@ Status LocalSession::Run(const RunOptions& run_options,
   for (int i : sig.feed_input) args.push_back(inputs[i].second);
   SimpleCallFrame frame(std::move(args), entry->num_retvals);
   CancellationManager cm;
+  const CancellationManager::Token close_token = close_cancellation_.NewToken();
+  if (!close_cancellation_.RegisterCallback(close_token, [&cm] { cm.StartCancel(); })) {
+    return ClosedError();
+  }
   Executor::Args ea;
   ea.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
   ea.call_frame = &frame;
@@ -195,6 +201,11 @@ Status LocalSession::Run(const RunOptions& run_options,
     }
   } else {
     s = entry->executor->Run(ea);
+  }
+  // Waits for Close's callback if it is running: `cm` must outlive it.
+  if (!close_cancellation_.DeregisterCallback(close_token) && !s.ok()) {
+    s = errors::Cancelled("Step ", ea.step_id, " was cancelled: the session was closed: ",
+                          s.message());
   }
   TX_RETURN_IF_ERROR(s);
 

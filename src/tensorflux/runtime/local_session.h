@@ -73,6 +73,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "tensorflux/core/threadpool.h"
 #include "tensorflux/devices/device_mgr.h"
+#include "tensorflux/framework/cancellation.h"
 #include "tensorflux/graph/graph.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/function_runtime.h"
@@ -126,6 +127,11 @@ class LocalSession : public Session {
   std::atomic<int64_t> next_step_id_{1};
   // The graph, run signatures, step graphs and stateful placements.
   GraphExecutionState state_;
+
+  // Cancelled by Close(): every running step registers its own CancellationManager here, so a
+  // step blocked in a queue, Recv or other cancellable kernel ends with CANCELLED instead of
+  // outliving the session (DirectSession's cancellation_manager_ in TF).
+  CancellationManager close_cancellation_;
 
   // Guards the members below (std::mutex, visible to ThreadSanitizer; never held while running).
   mutable std::mutex mu_;

@@ -267,6 +267,38 @@ TEST(LocalSessionTest, TimeoutCancelsTheStep) {
   EXPECT_EQ(rt_test::CountOf("end"), 0);
 }
 
+// Close() cancels a running step (TF's DirectSession does): `wait` returns only once its step is
+// cancelled, so without the cancellation the step would run until the 60 s timeout below.
+TEST(LocalSessionTest, CloseCancelsRunningSteps) {
+  rt_test::ResetCounts();
+  GraphDef g;
+  AddConst(&g, "c", 0.0f);
+  AddNode(&g, "wait", "TxRtTestWaitForCancel", {"c"});
+  AddNode(&g, "end", "TxRtTestCount", {"wait"});
+  auto s = MakeSession(g);
+  const int waiters = rt_test::g_cancel_waiters.load();
+  Status st;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread step([&] {
+    RunOptions ro;
+    ro.set_timeout_in_ms(60000);
+    std::vector<Tensor> out;
+    st = s->Run(ro, {}, {"end"}, {}, &out, nullptr);
+  });
+  while (rt_test::g_cancel_waiters.load() == waiters) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(s->Close().ok());
+  step.join();
+  EXPECT_EQ(st.code(), absl::StatusCode::kCancelled) << st;
+  EXPECT_TRUE(HasText(st, "the session was closed")) << st;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+  EXPECT_EQ(rt_test::CountOf("end"), 0);
+  // A step after Close is refused, as before.
+  std::vector<Tensor> out;
+  EXPECT_FALSE(s->Run({}, {"c"}, {}, &out).ok());
+}
+
 TEST(LocalSessionTest, FullTraceFillsStepStats) {
   auto s = MakeSession(TestGraph());
   RunOptions ro;
