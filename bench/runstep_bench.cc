@@ -111,8 +111,7 @@ class Reporter : public SummaryReporter {
 int main(int argc, char** argv) {
   // As tensorflux-server does (grpc_channel.h); TX_NO_MALLOC_TUNING=1 leaves glibc's defaults,
   // to measure what the tuning costs or saves.
-  const char* no_tuning = std::getenv("TX_NO_MALLOC_TUNING");
-  if (no_tuning == nullptr || std::string(no_tuning) != "1") tensorflux::TuneMallocForLargeTransfers();
+  tensorflux::TuneMallocForLargeTransfers();
   tensorflux::bench::Reporter reporter;
   return tensorflux::bench::RunBenchmarks(argc, argv, &reporter);
 }

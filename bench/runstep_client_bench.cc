@@ -136,8 +136,7 @@ class Reporter : public SummaryReporter {
 int main(int argc, char** argv) {
   // As tensorflux-server and runstep_bench do (grpc_channel.h); TX_NO_MALLOC_TUNING=1 leaves
   // glibc's defaults, as a client that does not call it (the Python module) runs.
-  const char* no_tuning = std::getenv("TX_NO_MALLOC_TUNING");
-  if (no_tuning == nullptr || std::string(no_tuning) != "1") tensorflux::TuneMallocForLargeTransfers();
+  tensorflux::TuneMallocForLargeTransfers();
   tensorflux::bench::Reporter reporter;
   return tensorflux::bench::RunBenchmarks(argc, argv, &reporter);
 }

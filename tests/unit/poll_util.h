@@ -22,4 +22,9 @@ bool PollUntil(Pred done, std::chrono::milliseconds limit = std::chrono::seconds
   return true;
 }
 
+// Wall-clock seconds from `t` until now (steady clock): bounds on how long a wait took.
+inline double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 }  // namespace tensorflux::test

@@ -1,6 +1,7 @@
 #include "tensorflux/distributed/grpc_channel.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <malloc.h>
 
 #include <limits>
@@ -97,6 +98,8 @@ void PinGrpcCallbackThreads() {
 }
 
 bool TuneMallocForLargeTransfers() {
+  const char* off = std::getenv("TX_NO_MALLOC_TUNING");
+  if (off != nullptr && std::string_view(off) == "1") return true;  // glibc's defaults kept
   const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, 64 << 20) == 1;
   const bool trim_ok = mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
   const bool arena_ok = mallopt(M_ARENA_MAX, 1) == 1;

@@ -100,6 +100,8 @@ void PinGrpcCallbackThreads();
 // loaded VM). At load 12-13 on 2 cores, RecvTensor of 1 MiB went from 11 ms to 0.7 ms and of
 // 64 MiB from ~1 s to ~70 ms. The cost: one malloc arena lock for all threads (the engine's
 // tensors come from its own caching allocator). Returns false if glibc refused a setting.
+// TX_NO_MALLOC_TUNING=1 in the environment leaves glibc's defaults (returns true): benchmarks use
+// it to measure a process that does not tune, as the Python module does not.
 bool TuneMallocForLargeTransfers();
 
 // grpc::Status <-> Status, same canonical code and message.

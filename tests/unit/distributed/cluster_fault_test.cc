@@ -27,9 +27,7 @@ using cluster_test::kTrainGraph;
 using cluster_test::ParseGraph;
 using cluster_test::Values;
 
-double SecondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
+using test::SecondsSince;
 
 bool Mentions(const Status& s, const std::string& text) {
   return std::string(s.message()).find(text) != std::string::npos;

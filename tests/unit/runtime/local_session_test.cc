@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime_test_ops.h"
+#include "poll_util.h"
 
 namespace tensorflux {
 namespace {
@@ -250,14 +251,19 @@ TEST(LocalSessionTest, KernelErrorNamesTheNode) {
   EXPECT_TRUE(HasText(st, "{{node bad}}")) << st;
 }
 
-// The step's timeout cancels it: `wait` returns only once cancelled, and `end` never runs.
-TEST(LocalSessionTest, TimeoutCancelsTheStep) {
+// c -> wait (returns only once its step is cancelled) -> end (counts its runs); counts reset.
+GraphDef WaitForCancelGraph() {
   rt_test::ResetCounts();
   GraphDef g;
   AddConst(&g, "c", 0.0f);
   AddNode(&g, "wait", "TxRtTestWaitForCancel", {"c"});
   AddNode(&g, "end", "TxRtTestCount", {"wait"});
-  auto s = MakeSession(g);
+  return g;
+}
+
+// The step's timeout cancels it: `wait` returns only once cancelled, and `end` never runs.
+TEST(LocalSessionTest, TimeoutCancelsTheStep) {
+  auto s = MakeSession(WaitForCancelGraph());
   RunOptions ro;
   ro.set_timeout_in_ms(30);
   std::vector<Tensor> out;
@@ -270,12 +276,7 @@ TEST(LocalSessionTest, TimeoutCancelsTheStep) {
 // Close() cancels a running step (TF's DirectSession does): `wait` returns only once its step is
 // cancelled, so without the cancellation the step would run until the 60 s timeout below.
 TEST(LocalSessionTest, CloseCancelsRunningSteps) {
-  rt_test::ResetCounts();
-  GraphDef g;
-  AddConst(&g, "c", 0.0f);
-  AddNode(&g, "wait", "TxRtTestWaitForCancel", {"c"});
-  AddNode(&g, "end", "TxRtTestCount", {"wait"});
-  auto s = MakeSession(g);
+  auto s = MakeSession(WaitForCancelGraph());
   const int waiters = rt_test::g_cancel_waiters.load();
   Status st;
   const auto start = std::chrono::steady_clock::now();
@@ -285,14 +286,12 @@ TEST(LocalSessionTest, CloseCancelsRunningSteps) {
     std::vector<Tensor> out;
     st = s->Run(ro, {}, {"end"}, {}, &out, nullptr);
   });
-  while (rt_test::g_cancel_waiters.load() == waiters) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  EXPECT_TRUE(test::PollUntil([&] { return rt_test::g_cancel_waiters.load() > waiters; }));
   ASSERT_TRUE(s->Close().ok());
   step.join();
   EXPECT_EQ(st.code(), absl::StatusCode::kCancelled) << st;
   EXPECT_TRUE(HasText(st, "the session was closed")) << st;
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+  EXPECT_LT(test::SecondsSince(start), 30.0);
   EXPECT_EQ(rt_test::CountOf("end"), 0);
   // A step after Close is refused, as before.
   std::vector<Tensor> out;
