@@ -60,7 +60,8 @@
 // Variables and other resources live in the ResourceMgr of the device they are placed on
 // (framework/resource_mgr.h): they persist across Run calls and are destroyed by Close() or the
 // destructor.
-// Close() releases graph, executors and resources; later Create/Extend/Run return CANCELLED.
+// Close() cancels the running steps (they end with CANCELLED "the session was closed") and
+// releases graph, executors and resources; later Create/Extend/Run return CANCELLED.
 #pragma once
 
 #include <atomic>
