@@ -78,8 +78,9 @@ def test_step_stats_of_every_task_and_one_lane_per_device(cluster):
     assert all(any(dev in lane for lane in lanes) for dev in DEVICES), lanes
 
 
-def test_compute_overlaps_a_pending_recv(cluster):
-    meta = _traced_step(cluster)
+def _recv_and_chain(meta):
+    """(recv_start, recv_end, chain_end, names of chain nodes ending after the recv started) on
+    worker 1, whose _Recv of c from the ps carries a value computed from the chain's result."""
     worker1 = next(d for d in meta.step_stats.dev_stats if d.device == DEVICES[2])
     nodes = {n.node_name: n for n in worker1.node_stats}
     recv = [n for n in worker1.node_stats
@@ -87,9 +88,21 @@ def test_compute_overlaps_a_pending_recv(cluster):
     assert len(recv) == 1, [n.timeline_label for n in worker1.node_stats]
     recv_start, recv_end = _interval(recv[0])
     chain_end = _interval(nodes["chain_%d" % (CHAIN - 1)])[1]
-    # The recv was issued before the chain finished and completed after it (it carries a value
-    # computed from the chain's result): the chain's compute ran while the recv was pending.
-    assert recv_start < chain_end <= recv_end, (recv_start, chain_end, recv_end)
     overlapped = [name for name, n in nodes.items() if name.startswith("chain_")
                   and _interval(n)[1] > recv_start]
-    assert overlapped, "no matmul of the chain ran while the _Recv was in flight"
+    return recv_start, recv_end, chain_end, overlapped
+
+
+def test_compute_overlaps_a_pending_recv(cluster):
+    # The recv issued before the chain finished and completed after it: the chain's compute ran
+    # while the recv was pending. Whether the recv is issued before the chain's last matmul ends
+    # depends on which thread gets a core first (a loaded CI machine once issued it 342 us after),
+    # so up to three traced steps are looked at; an executor that never overlaps fails all three.
+    seen = []
+    for _ in range(3):
+        recv_start, recv_end, chain_end, overlapped = _recv_and_chain(_traced_step(cluster))
+        assert chain_end <= recv_end, (recv_start, chain_end, recv_end)
+        if recv_start < chain_end and overlapped:
+            return
+        seen.append((recv_start, chain_end, recv_end))
+    raise AssertionError("no matmul of the chain ran while the _Recv was in flight: %r" % seen)
