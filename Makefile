@@ -33,12 +33,15 @@ test: build
 demo: build
 	@scripts/demo $(BUILD_DIR)
 
+# The benchmarks also need python3-torch (bench/peer), installed by setup's extras.
 bench: build
+	@TENSORFLUX_SETUP_EXTRAS=1 scripts/setup
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target tx_benches
 	@scripts/run-bench $(BUILD_DIR)
 
 # bench-peer: only bench/peer/peer.py (TensorFlux against PyTorch, MLP and CNN, one epoch each).
 bench-peer: build
+	@TENSORFLUX_SETUP_EXTRAS=1 scripts/setup
 	@scripts/run-bench $(BUILD_DIR) --peer
 
 asan-setup:

@@ -145,6 +145,7 @@ def run_torch(name, data, args):
 def torch_subprocess(args, files):
     """Runs this script's --torch-worker mode with the peer's fair settings; its JSON result."""
     env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    env.pop("GOMP_SPINCOUNT", None)  # would override PASSIVE's zero spin in libgomp
     cmd = [sys.executable, os.path.abspath(__file__), "--torch-worker",
            "--models", args.models, "--steps", str(args.steps), "--window", str(args.window),
            "--seed", str(args.seed), "--threads", str(args.threads), "--files"] + list(files)

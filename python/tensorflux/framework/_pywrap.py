@@ -1,18 +1,52 @@
-"""The C++ extension (_pywrap_tensorflux), imported once with a clear error when it is missing."""
+"""The C++ extension (_pywrap_tensorflux), imported once with a clear error when it is missing.
+
+OpenMP spin: oneDNN (the float GEMMs and convolutions) runs on libgomp, which reads its settings
+from the environment once, when the extension loads it. Unless the user set OMP_WAIT_POLICY or
+GOMP_SPINCOUNT, the extension is loaded with GOMP_SPINCOUNT=1000: a team's idle thread spins for
+1,000 pauses (about 50 us on the 2-core machine of docs/PERFORMANCE.md) before it sleeps, the
+count libgomp itself uses once its teams outnumber the cores. libgomp's default for one team
+is 300,000 (about 11 ms there): the executor runs a step's chain of GEMMs on one thread, so one
+team's second thread then spun on the other core through the next kernel's ParallelFor and the
+next step, taking the core from the intra-op pool (ResourceApplyAdam 80 -> 367 us in the
+bench/peer MLP step). The variable is set only while the extension loads: child processes
+(PyTorch in bench/peer, servers) keep the caller's environment.
+"""
+
+import contextlib
+import os
+
+# libgomp's spin count while a team waits for work (see the module docstring).
+OPENMP_SPIN_COUNT = "1000"
+
+
+@contextlib.contextmanager
+def _openmp_settings():
+    """GOMP_SPINCOUNT=OPENMP_SPIN_COUNT in the environment for the block when neither it nor
+    OMP_WAIT_POLICY is set; the environment is as before afterwards."""
+    if "GOMP_SPINCOUNT" in os.environ or "OMP_WAIT_POLICY" in os.environ:
+        yield
+        return
+    os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
+    try:
+        yield
+    finally:
+        os.environ.pop("GOMP_SPINCOUNT", None)
+
 
 try:
-    from tensorflux._pywrap_tensorflux import Session  # noqa: F401
-    from tensorflux._pywrap_tensorflux import chrome_trace_from_step_stats  # noqa: F401
-    from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
-    from tensorflux._pywrap_tensorflux import list_local_devices  # noqa: F401
-    from tensorflux._pywrap_tensorflux import op_list  # noqa: F401
-    from tensorflux._pywrap_tensorflux import parse_device_name  # noqa: F401
-    from tensorflux._pywrap_tensorflux import read_safetensors  # noqa: F401
-    from tensorflux._pywrap_tensorflux import set_py_func_dispatcher  # noqa: F401
-    from tensorflux._pywrap_tensorflux import tensor_proto_to_ndarray  # noqa: F401
-    from tensorflux._pywrap_tensorflux import tensor_round_trip  # noqa: F401
-    from tensorflux._pywrap_tensorflux import tensor_to_proto  # noqa: F401
-    from tensorflux._pywrap_tensorflux import write_safetensors  # noqa: F401
+    with _openmp_settings():
+        from tensorflux._pywrap_tensorflux import Session  # noqa: F401
+        from tensorflux._pywrap_tensorflux import chrome_trace_from_step_stats  # noqa: F401
+        from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
+        from tensorflux._pywrap_tensorflux import list_local_devices  # noqa: F401
+        from tensorflux._pywrap_tensorflux import op_list  # noqa: F401
+        from tensorflux._pywrap_tensorflux import parse_device_name  # noqa: F401
+        from tensorflux._pywrap_tensorflux import read_safetensors  # noqa: F401
+        from tensorflux._pywrap_tensorflux import set_py_func_dispatcher  # noqa: F401
+        from tensorflux._pywrap_tensorflux import tensor_proto_to_ndarray  # noqa: F401
+        from tensorflux._pywrap_tensorflux import tensor_round_trip  # noqa: F401
+        from tensorflux._pywrap_tensorflux import tensor_to_proto  # noqa: F401
+        from tensorflux._pywrap_tensorflux import write_safetensors  # noqa: F401
 except ImportError as e:  # pragma: no cover - depends on the build
     if isinstance(e.__cause__, KeyboardInterrupt):
         # Ctrl-C while the extension initialized (pybind11 wraps it in ImportError): an

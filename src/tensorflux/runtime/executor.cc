@@ -8,9 +8,14 @@
 //
 // Scheduling follows TF's executor: the thread that finishes a node pushes its cheap ready
 // successors onto a thread-local queue and runs them inline; expensive ones go to the inter-op
-// pool, except the last one, which runs inline when nothing cheap is queued (so a chain never
-// leaves its thread). A kernel counts as expensive when it says so (OpKernel::IsExpensive) and
-// its measured cost (a moving average of cycles per Compute) is above about a pool hand-off.
+// pool, except one, which runs inline behind the queued cheap ones when there are at most a few
+// (TF: the last one, only when none are queued), so a chain never leaves its thread; that one is
+// the ready node with the most expensive kernels on a path after it. A kernel counts as
+// expensive when it says so (OpKernel::IsExpensive) and its measured cost (a moving average of
+// cycles per Compute) is above about a pool hand-off. A step's chain of GEMMs thus runs on one
+// thread and one oneDNN OpenMP team, whose idle thread libgomp would spin for ~11 ms after each
+// (one team is never throttled): the Python package bounds that spin (framework/_pywrap.py;
+// reverted 75c4836 without it: 8-32 ms steps under load).
 // Step state (slot and pending arrays) is recycled between steps. Locks are std::mutex (rare, off
 // the per-node path) so that ThreadSanitizer sees them.
 #include "tensorflux/runtime/executor.h"
@@ -49,6 +54,8 @@ inline uint64_t CycleNow() {
 constexpr uint64_t kUnmeasuredCost = ~uint64_t{0} >> 2;
 // Below this many cycles per Compute, running inline beats handing the node to the pool.
 constexpr uint64_t kExpensiveCycles = 20000;
+// An expensive node runs inline behind at most this many queued cheap nodes (ScheduleReady).
+constexpr size_t kMaxCheapAhead = 4;
 
 uint32_t CurrentThreadTag() {
   static std::atomic<uint32_t> next{0};
@@ -100,6 +107,7 @@ using ReadyList = absl::InlinedVector<int, 8>;
 class ReadyQueue {
  public:
   bool empty() const { return head_ == v_.size(); }
+  size_t size() const { return v_.size() - head_; }
   void push(int x) { v_.push_back(x); }
   int pop() {
     int x = v_[head_++];
@@ -215,6 +223,9 @@ class ExecutorImpl : public Executor {
   std::vector<int> var_inputs_;  // NodeItem::var_start/var_end
   std::vector<int> initial_pending_;
   std::vector<int> roots_;
+  // Per item: the most kernels that say they are expensive on a path from it to the end of the
+  // graph, itself included (ScheduleReady keeps the ready expensive node with the most inline).
+  std::vector<int> expensive_height_;
   int total_inputs_ = 0;
   std::unique_ptr<std::atomic<uint64_t>[]> cost_;
 
@@ -345,12 +356,27 @@ Status ExecutorImpl::Initialize() {
   auto visit = [&](int dst) {
     if (--pending[dst] == 0) stack.push_back(dst);
   };
+  std::vector<int> order;  // topological
+  order.reserve(n);
   while (!stack.empty()) {
     int i = stack.back();
     stack.pop_back();
     ++visited;
+    order.push_back(i);
     for (int e = items_[i].out_start; e < items_[i].out_end; ++e) visit(out_edges_[e].dst);
     for (int e = items_[i].ctrl_start; e < items_[i].ctrl_end; ++e) visit(control_out_[e]);
+  }
+  expensive_height_.assign(n, 0);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int i = *it;
+    int below = 0;
+    for (int e = items_[i].out_start; e < items_[i].out_end; ++e) {
+      below = std::max(below, expensive_height_[out_edges_[e].dst]);
+    }
+    for (int e = items_[i].ctrl_start; e < items_[i].ctrl_end; ++e) {
+      below = std::max(below, expensive_height_[control_out_[e]]);
+    }
+    expensive_height_[i] = below + (items_[i].expensive ? 1 : 0);
   }
   if (visited < n) {
     // Walk back through unfinished inputs from an unfinished node until a node repeats.
@@ -436,18 +462,31 @@ void Step::ScheduleReady(const int* ready, size_t n, ReadyQueue* q) {
       RunLoop(&local);
     });
   };
+  // Of the expensive ready nodes, the one with the most expensive work after it (the critical
+  // chain, e.g. a layer's input gradient rather than its kernel gradient) stays on this thread;
+  // the others go to the pool.
   int curr_expensive = -1;
   for (size_t i = 0; i < n; ++i) {
     const int id = ready[i];
     if (impl_->IsCheap(id)) {
       q->push(id);
-    } else {
-      if (curr_expensive >= 0) schedule(curr_expensive);
+    } else if (curr_expensive < 0) {
       curr_expensive = id;
+    } else if (impl_->expensive_height_[id] >= impl_->expensive_height_[curr_expensive]) {
+      schedule(curr_expensive);
+      curr_expensive = id;
+    } else {
+      schedule(id);
     }
   }
   if (curr_expensive >= 0) {
-    if (q->empty()) {
+    // It runs behind the cheap nodes already queued when those are few: they delay it by at
+    // most kMaxCheapAhead cheap runs (each under a pool hand-off, by the definition of cheap),
+    // less than waking a pool thread costs, and this thread would otherwise run out of work and
+    // wait. TF dispatches it whenever anything cheap is queued; in the bench/peer MLP that sent
+    // both of the loss gradient's MatMuls to the pool and left the calling thread idle for the
+    // rest of the step.
+    if (q->size() <= kMaxCheapAhead) {
       q->push(curr_expensive);
     } else {
       schedule(curr_expensive);

@@ -112,6 +112,30 @@ TEST_F(StepStatsTest, TimesThreadsAndLabels) {
   EXPECT_EQ(nodes.at("r")->timeline_label(), "r = _Retval(add)");
 }
 
+// When a node makes several expensive nodes ready, the one with the longest chain of expensive
+// nodes after it stays on the finishing thread and the others go to the pool (TF keeps the last
+// one, here s2, and only when nothing cheap is queued).
+TEST_F(StepStatsTest, CriticalExpensiveSuccessorStaysOnTheThread) {
+  GraphDef g;
+  AddNodeAttr("n", int64_t{10}, AddNode(&g, "big", "TxRtTestBig"));
+  AddNodeAttr("ms", int64_t{1}, AddNode(&g, "s1", "TxRtTestSleep", {"big"}));
+  AddNodeAttr("ms", int64_t{1}, AddNode(&g, "s1b", "TxRtTestSleep", {"s1"}));
+  AddNodeAttr("ms", int64_t{1}, AddNode(&g, "s1c", "TxRtTestSleep", {"s1b"}));
+  AddNodeAttr("ms", int64_t{1}, AddNode(&g, "s2", "TxRtTestSleep", {"big"}));
+  AddRetval(&g, "r1", "s1c", 0);
+  AddRetval(&g, "r2", "s2", 1);
+  auto e = Build(g, &cpu0_);
+  ASSERT_TRUE(e.ok()) << e.status();
+  StepStats stats;
+  ASSERT_TRUE(Run(e->get(), 2, &stats, &pool_).ok());
+  auto nodes = ByName(stats.dev_stats(0));
+  const auto thread = [&](const char* name) { return nodes.at(name)->thread_id(); };
+  EXPECT_EQ(thread("s1"), thread("big"));
+  EXPECT_EQ(thread("s1b"), thread("big"));
+  EXPECT_EQ(thread("s1c"), thread("big"));
+  EXPECT_NE(thread("s2"), thread("big"));
+}
+
 TEST_F(StepStatsTest, OutputsAndMemory) {
   auto e = Build(SleepGraph(), &cpu0_);
   ASSERT_TRUE(e.ok()) << e.status();
