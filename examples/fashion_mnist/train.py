@@ -274,6 +274,7 @@ def main(argv=None):
             raise UsageError("cannot create %s: %s" % (where, e.strerror)) from None
         try:
             lock = _lock(args.out)  # held until the run ends
+            trainer.check_checkpoint_state(args.out)
             check_settings(args)
             with open(os.path.join(args.out, "settings.json"), "w", encoding="utf-8") as f:
                 json.dump(settings(args), f)

@@ -20,7 +20,10 @@ import time
 
 import numpy as np
 
+from google.protobuf import text_format
+
 import tensorflux as tx
+from tensorflux.checkpoint_state_pb2 import CheckpointState
 
 import model
 import report
@@ -136,7 +139,23 @@ def evaluate(sess, g):
     return np.concatenate(labels), np.concatenate(preds)
 
 
+def check_checkpoint_state(out):
+    """A UsageError naming out/checkpoint when that state file exists and does not parse. TF's
+    latest_checkpoint ignores such a file (with a warning), so the run would train again from
+    step 0 and rewrite it over the checkpoints it names."""
+    state_file = os.path.join(out, "checkpoint")
+    if not os.path.isfile(state_file):
+        return
+    try:
+        with open(state_file, encoding="utf-8") as f:
+            text_format.Parse(f.read(), CheckpointState())
+    except (text_format.ParseError, UnicodeDecodeError) as e:
+        raise UsageError("%s is damaged (%s); remove it to train again from step 0, or pass "
+                         "another --out" % (state_file, e)) from None
+
+
 def _restore_or_init(sess, g, out):
+    check_checkpoint_state(out)
     ckpt = tx.train.latest_checkpoint(out)
     if ckpt is None:
         sess.run(g.init)
