@@ -140,18 +140,23 @@ def evaluate(sess, g):
 
 
 def check_checkpoint_state(out):
-    """A UsageError naming out/checkpoint when that state file exists and does not parse. TF's
-    latest_checkpoint ignores such a file (with a warning), so the run would train again from
-    step 0 and rewrite it over the checkpoints it names."""
+    """A UsageError naming out/checkpoint when that state file exists and does not parse or
+    names no checkpoint. TF's latest_checkpoint ignores a file that does not parse (with a
+    warning), so the run would train again from step 0 and rewrite it over the checkpoints it
+    names; one without model_checkpoint_path is a DataLossError from get_checkpoint_state."""
     state_file = os.path.join(out, "checkpoint")
     if not os.path.isfile(state_file):
         return
+    state = CheckpointState()
     try:
         with open(state_file, encoding="utf-8") as f:
-            text_format.Parse(f.read(), CheckpointState())
+            text_format.Parse(f.read(), state)
+        why = None if state.model_checkpoint_path else "no model_checkpoint_path"
     except (text_format.ParseError, UnicodeDecodeError) as e:
+        why = str(e)
+    if why is not None:
         raise UsageError("%s is damaged (%s); remove it to train again from step 0, or pass "
-                         "another --out" % (state_file, e)) from None
+                         "another --out" % (state_file, why))
 
 
 def _restore_or_init(sess, g, out):

@@ -160,15 +160,19 @@ def test_a_damaged_history_is_one_line_and_exit_2(tmp_path, text, why):
 
 
 @needs_data
-def test_a_damaged_checkpoint_state_file_is_one_line_and_exit_2(tmp_path):
-    """A `checkpoint` state file that does not parse (TF's latest_checkpoint ignores it) would
-    have the run train again from step 0 and rewrite it over the checkpoints it names: one line
-    naming it and exit 2; the checkpoints and the file are left as they were."""
+@pytest.mark.parametrize("damaged,why", [
+    ("model_checkpoint_path: \"model.ckpt-2\"\nall_model_checkp", "2:1 : "),
+    ("", "no model_checkpoint_path"),
+])
+def test_a_damaged_checkpoint_state_file_is_one_line_and_exit_2(tmp_path, damaged, why):
+    """A `checkpoint` state file that does not parse (TF's latest_checkpoint ignores it, so the
+    run would train again from step 0 and rewrite it over the checkpoints it names) or names no
+    checkpoint (was 'corrupt Fashion-MNIST data'): one line naming it and exit 2; the
+    checkpoints and the file are left as they were."""
     out = str(tmp_path / "run")
     first = _run(["--cluster", "none", "--out", out, "--max-steps", "2"] + SHORT)
     assert first.returncode == 0, first.stderr
     state_file = os.path.join(out, "checkpoint")
-    damaged = "model_checkpoint_path: \"model.ckpt-2\"\nall_model_checkp"
     with open(state_file, "w") as f:
         f.write(damaged)
     before = sorted(os.listdir(out))
@@ -176,7 +180,7 @@ def test_a_damaged_checkpoint_state_file_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        "train.py: error: %s is damaged (" % state_file), proc.stderr
+        "train.py: error: %s is damaged (%s" % (state_file, why)), proc.stderr
     assert lines[0].endswith("remove it to train again from step 0, or pass another --out")
     assert sorted(os.listdir(out)) == before
     assert open(state_file).read() == damaged
