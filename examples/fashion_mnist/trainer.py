@@ -139,24 +139,44 @@ def evaluate(sess, g):
     return np.concatenate(labels), np.concatenate(preds)
 
 
+# A checkpoint state file names a few checkpoints in a few hundred bytes; a larger one is damaged.
+MAX_STATE_FILE_BYTES = 1 << 20
+
+
 def check_checkpoint_state(out):
-    """A UsageError naming out/checkpoint when that state file exists and does not parse or
-    names no checkpoint. TF's latest_checkpoint ignores a file that does not parse (with a
-    warning), so the run would train again from step 0 and rewrite it over the checkpoints it
-    names; one without model_checkpoint_path is a DataLossError from get_checkpoint_state."""
+    """A UsageError naming out/checkpoint when something is there that is not a readable state
+    file naming a checkpoint: not a regular file (a directory, FIFO or device), unreadable,
+    over MAX_STATE_FILE_BYTES, not protobuf text, or without model_checkpoint_path. TF's
+    latest_checkpoint ignores a file that does not parse (with a warning), so the run would
+    train again from step 0 and write its state file and checkpoints over what is there; one
+    without model_checkpoint_path is a DataLossError from get_checkpoint_state. A state file
+    that names a checkpoint which no longer exists is not an error: the run starts again at
+    step 0 (a removed checkpoint, test_a_damaged_or_removed_checkpoint)."""
     state_file = os.path.join(out, "checkpoint")
-    if not os.path.isfile(state_file):
+    if not os.path.lexists(state_file):
         return
-    state = CheckpointState()
-    try:
-        with open(state_file, encoding="utf-8") as f:
-            text_format.Parse(f.read(), state)
-        why = None if state.model_checkpoint_path else "no model_checkpoint_path"
-    except (text_format.ParseError, UnicodeDecodeError) as e:
-        why = str(e)
+    why = None
+    if not os.path.isfile(state_file):
+        why = "not a regular file"
+    else:
+        try:
+            with open(state_file, "rb") as f:
+                data = f.read(MAX_STATE_FILE_BYTES + 1)
+        except OSError as e:
+            raise UsageError("cannot read %s: %s" % (state_file, e.strerror)) from None
+        if len(data) > MAX_STATE_FILE_BYTES:
+            why = "over %d bytes" % MAX_STATE_FILE_BYTES
+        else:
+            state = CheckpointState()
+            try:
+                text_format.Parse(data.decode("utf-8"), state)
+                if not state.model_checkpoint_path:
+                    why = "no model_checkpoint_path"
+            except (text_format.ParseError, UnicodeDecodeError) as e:
+                why = str(e)
     if why is not None:
         raise UsageError("%s is damaged (%s); remove it to train again from step 0, or pass "
-                         "another --out" % (state_file, why))
+                         "another --out" % (state_file, ascii(why)[1:-1]))
 
 
 def _restore_or_init(sess, g, out):

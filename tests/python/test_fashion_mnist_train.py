@@ -163,18 +163,27 @@ def test_a_damaged_history_is_one_line_and_exit_2(tmp_path, text, why):
 @pytest.mark.parametrize("damaged,why", [
     ("model_checkpoint_path: \"model.ckpt-2\"\nall_model_checkp", "2:1 : "),
     ("", "no model_checkpoint_path"),
-])
+    (None, "not a regular file"),  # a directory
+    ("BIG", "over 1048576 bytes"),  # 1 MiB + 1 of blanks
+], ids=["cut", "empty", "directory", "huge"])
 def test_a_damaged_checkpoint_state_file_is_one_line_and_exit_2(tmp_path, damaged, why):
     """A `checkpoint` state file that does not parse (TF's latest_checkpoint ignores it, so the
-    run would train again from step 0 and rewrite it over the checkpoints it names) or names no
-    checkpoint (was 'corrupt Fashion-MNIST data'): one line naming it and exit 2; the
-    checkpoints and the file are left as they were."""
+    run would train again from step 0 and rewrite it over the checkpoints it names), names no
+    checkpoint (was 'corrupt Fashion-MNIST data'), is a directory (was: trained from step 0 over
+    the checkpoints, then failed writing the state file) or is over 1 MiB: one line naming it
+    and exit 2; the checkpoints and the file are left as they were."""
     out = str(tmp_path / "run")
     first = _run(["--cluster", "none", "--out", out, "--max-steps", "2"] + SHORT)
     assert first.returncode == 0, first.stderr
     state_file = os.path.join(out, "checkpoint")
-    with open(state_file, "w") as f:
-        f.write(damaged)
+    if damaged == "BIG":
+        damaged = " " * ((1 << 20) + 1)
+    if damaged is None:
+        os.remove(state_file)
+        os.mkdir(state_file)
+    else:
+        with open(state_file, "w") as f:
+            f.write(damaged)
     before = sorted(os.listdir(out))
     proc = _run(["--cluster", "none", "--out", out, "--max-steps", "3"] + SHORT)
     assert proc.returncode == 2, proc.stderr
@@ -183,7 +192,8 @@ def test_a_damaged_checkpoint_state_file_is_one_line_and_exit_2(tmp_path, damage
         "train.py: error: %s is damaged (%s" % (state_file, why)), proc.stderr
     assert lines[0].endswith("remove it to train again from step 0, or pass another --out")
     assert sorted(os.listdir(out)) == before
-    assert open(state_file).read() == damaged
+    if damaged is not None:
+        assert open(state_file).read() == damaged
 
 
 @needs_data

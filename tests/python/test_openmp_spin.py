@@ -1,7 +1,7 @@
 """The extension is loaded with libgomp's spin bounded (framework/_pywrap.py): after a step whose
 GEMM ran on an OpenMP team, the team's idle thread spins about 50 us, not libgomp's default of
-about 11 ms here, and the setting does not leak into the environment of the process or its
-children. Each case runs in a fresh interpreter (libgomp reads the environment once)."""
+about 11 ms here, and the variable is not left in the process's environment (which its
+children inherit). Each case runs in a fresh interpreter (libgomp reads the environment once)."""
 
 import json
 import os

@@ -1,15 +1,17 @@
 """The C++ extension (_pywrap_tensorflux), imported once with a clear error when it is missing.
 
 OpenMP spin: oneDNN (the float GEMMs and convolutions) runs on libgomp, which reads its settings
-from the environment once, when the extension loads it. Unless the user set OMP_WAIT_POLICY or
+from the environment once, when it is loaded. Unless the user set OMP_WAIT_POLICY or
 GOMP_SPINCOUNT, the extension is loaded with GOMP_SPINCOUNT=1000: a team's idle thread spins for
-1,000 pauses (about 50 us on the 2-core machine of docs/PERFORMANCE.md) before it sleeps, the
-count libgomp itself uses once its teams outnumber the cores. libgomp's default for one team
-is 300,000 (about 11 ms there): the executor runs a step's chain of GEMMs on one thread, so one
+1,000 pauses (about 50 us on the 2-core machine of docs/PERFORMANCE.md) before it sleeps. With
+neither variable set, libgomp spins 300,000 pauses (about 11 ms there) for a team, and 100 once
+its threads outnumber the cores. The executor runs a step's chain of GEMMs on one thread, so one
 team's second thread then spun on the other core through the next kernel's ParallelFor and the
 next step, taking the core from the intra-op pool (ResourceApplyAdam 80 -> 367 us in the
-bench/peer MLP step). The variable is set only while the extension loads: child processes
-(PyTorch in bench/peer, servers) keep the caller's environment.
+bench/peer MLP step). The variable is set only while the extension loads: the process's
+environment, and so that of the processes it starts (PyTorch in bench/peer, servers), is as the
+user left it. When another module has loaded libgomp before tensorflux is imported, its
+settings stay libgomp's defaults.
 """
 
 import contextlib

@@ -108,19 +108,31 @@ class ReadyQueue {
  public:
   bool empty() const { return head_ == v_.size(); }
   size_t size() const { return v_.size() - head_; }
+  // Whether an expensive node kept on this thread (PushExpensive) is still queued.
+  bool has_expensive() const { return expensive_ > 0; }
   void push(int x) { v_.push_back(x); }
+  void PushExpensive(int x) {
+    v_.push_back(x | kExpensiveBit);
+    ++expensive_;
+  }
   int pop() {
     int x = v_[head_++];
     if (head_ == v_.size()) {
       v_.clear();
       head_ = 0;
     }
+    if (x & kExpensiveBit) {
+      --expensive_;
+      x &= ~kExpensiveBit;
+    }
     return x;
   }
 
  private:
+  static constexpr int kExpensiveBit = 1 << 30;  // node ids are below 2^30 (Initialize)
   absl::InlinedVector<int, 16> v_;
   size_t head_ = 0;
+  int expensive_ = 0;
 };
 
 class ExecutorImpl;
@@ -272,6 +284,10 @@ Status ExecutorImpl::Initialize() {
   if (params_.device == nullptr) return errors::InvalidArgument("Executor needs a device");
   if (graph_ == nullptr) return errors::InvalidArgument("Executor needs a graph");
   std::vector<Node*> nodes = graph_->nodes();
+  if (nodes.size() >= (size_t{1} << 30)) {  // ReadyQueue marks ids with bit 30
+    return errors::InvalidArgument("Executor: a graph of ", nodes.size(),
+                                   " nodes is over the 2^30 - 1 it can run");
+  }
   const int n = static_cast<int>(nodes.size());
   std::vector<int> index_of(graph_->num_node_ids(), -1);
   for (int i = 0; i < n; ++i) index_of[nodes[i]->id()] = i;
@@ -462,9 +478,9 @@ void Step::ScheduleReady(const int* ready, size_t n, ReadyQueue* q) {
       RunLoop(&local);
     });
   };
-  // Of the expensive ready nodes, the one with the most expensive work after it (the critical
-  // chain, e.g. a layer's input gradient rather than its kernel gradient) stays on this thread;
-  // the others go to the pool.
+  // Of the expensive ready nodes, the one with the most kernels that say they are expensive on
+  // a path after it (the critical chain, e.g. a layer's input gradient rather than its kernel
+  // gradient) stays on this thread; the others go to the pool.
   int curr_expensive = -1;
   for (size_t i = 0; i < n; ++i) {
     const int id = ready[i];
@@ -480,14 +496,16 @@ void Step::ScheduleReady(const int* ready, size_t n, ReadyQueue* q) {
     }
   }
   if (curr_expensive >= 0) {
-    // It runs behind the cheap nodes already queued when those are few: they delay it by at
-    // most kMaxCheapAhead cheap runs (each under a pool hand-off, by the definition of cheap),
-    // less than waking a pool thread costs, and this thread would otherwise run out of work and
-    // wait. TF dispatches it whenever anything cheap is queued; in the bench/peer MLP that sent
-    // both of the loss gradient's MatMuls to the pool and left the calling thread idle for the
-    // rest of the step.
-    if (q->size() <= kMaxCheapAhead) {
-      q->push(curr_expensive);
+    // It runs behind the nodes already queued when those are a few cheap ones (cheap by their
+    // measured cost, or because their kernel says it is never expensive): this thread would
+    // otherwise run out of work and wait, and waking a pool thread costs more than most cheap
+    // kernels. One expensive node at most is kept queued on a thread: a second one (made
+    // ready by a cheap node queued before the first) goes to the pool, so independent
+    // expensive nodes still run in parallel. TF dispatches it whenever anything cheap is
+    // queued; in the bench/peer MLP that sent both of the loss gradient's MatMuls to the pool
+    // and left the calling thread idle for the rest of the step.
+    if (!q->has_expensive() && q->size() <= kMaxCheapAhead) {
+      q->PushExpensive(curr_expensive);
     } else {
       schedule(curr_expensive);
     }

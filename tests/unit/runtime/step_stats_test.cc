@@ -136,6 +136,25 @@ TEST_F(StepStatsTest, CriticalExpensiveSuccessorStaysOnTheThread) {
   EXPECT_NE(thread("s2"), thread("big"));
 }
 
+// A thread keeps at most one expensive node queued: here s1 is kept behind the cheap `c`, and
+// s2, which `c` makes ready while s1 is still queued, goes to the pool, so the two independent
+// sleeps run in parallel (with both kept, they ran one after the other on one thread).
+TEST_F(StepStatsTest, OneExpensiveNodeKeptPerThread) {
+  GraphDef g;
+  AddNodeAttr("n", int64_t{10}, AddNode(&g, "big", "TxRtTestBig"));
+  AddNodeAttr("ms", int64_t{20}, AddNode(&g, "s1", "TxRtTestSleep", {"big"}));
+  AddNode(&g, "c", "TxRtTestAdd", {"big", "big"});
+  AddNodeAttr("ms", int64_t{20}, AddNode(&g, "s2", "TxRtTestSleep", {"c"}));
+  AddRetval(&g, "r1", "s1", 0);
+  AddRetval(&g, "r2", "s2", 1);
+  auto e = Build(g, &cpu0_);
+  ASSERT_TRUE(e.ok()) << e.status();
+  StepStats stats;
+  ASSERT_TRUE(Run(e->get(), 2, &stats, &pool_).ok());
+  auto nodes = ByName(stats.dev_stats(0));
+  EXPECT_NE(nodes.at("s1")->thread_id(), nodes.at("s2")->thread_id());
+}
+
 TEST_F(StepStatsTest, OutputsAndMemory) {
   auto e = Build(SleepGraph(), &cpu0_);
   ASSERT_TRUE(e.ok()) << e.status();
