@@ -1,6 +1,7 @@
 """TensorFlux against PyTorch on the Fashion-MNIST MLP and CNN, in one run (issue 8, make bench).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/peer/peer.py [--models mlp,cnn] [--steps N]
+                                                                [--rounds N]
 
 Both systems train the same models (examples/fashion_mnist/model.py: mlp_logits, 784-256-ReLU-10
 at batch 128; cnn_logits without dropout or L2, conv32-pool-conv64-pool-dense128-dense10 at
@@ -13,8 +14,9 @@ defaults.
 
 Speed: each step's wall time (batch indexing, the feed and the step) is taken; the first 20 steps
 are skipped and images/s is the median over windows of --window steps. Prints one table row per
-model (images/s of each, the ratio TensorFlux / PyTorch, one-epoch test accuracy of each) and the
-machine's load average at the start and end: figures taken with a load above ~0.5 are not final.
+model and round (images/s of each, the ratio TensorFlux / PyTorch, one-epoch test accuracy of
+each), with --rounds N > 1 the median ratio over the rounds, and the machine's load average at
+the start and end: figures taken with a load above ~0.5 are not final.
 Exit status 2 when the data or torch is missing.
 """
 
@@ -168,6 +170,10 @@ def main():
     parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
     parser.add_argument("--channels-last", action="store_true",
                         help="PyTorch's CNN in channels_last memory format (default NCHW)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure both systems this many times, alternating (TensorFlux, "
+                             "then PyTorch, per round), and print the median ratio: this "
+                             "machine's speed changes from one second to the next")
     parser.add_argument("--data-dir", default=DATA_DIR)
     parser.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--files", nargs=4, help=argparse.SUPPRESS)  # the worker's IDX files
@@ -176,6 +182,8 @@ def main():
     for m in names:
         if m not in BATCH:
             parser.error("unknown model %r (mlp, cnn)" % m)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     if args.torch_worker:
         try:
             import torch  # noqa: F401
@@ -195,21 +203,27 @@ def main():
     data = load(files)
 
     load_start = os.getloadavg()[0]
-    ours = {m: run_tensorflux(m, data, args) for m in names}
-    theirs = torch_subprocess(args, files)
+    print("%-5s %5s %5s %16s %16s %7s %10s %10s" % (
+        "round", "model", "batch", "TensorFlux img/s", "PyTorch img/s", "ratio", "acc TX",
+        "acc torch"))
+    ratios = {m: [] for m in names}
+    for r in range(1, args.rounds + 1):
+        ours = {m: run_tensorflux(m, data, args) for m in names}
+        theirs = torch_subprocess(args, files)
+        for m in names:
+            a, b = ours[m], theirs[m]
+            ratios[m].append(a["images_per_sec"] / b["images_per_sec"])
+            print("%-5d %5s %5d %16.0f %16.0f %7.2f %10.4f %10.4f" % (
+                r, m, BATCH[m], a["images_per_sec"], b["images_per_sec"], ratios[m][-1],
+                a["test_accuracy"], b["test_accuracy"]), flush=True)
     load_end = os.getloadavg()[0]
-    print("%-4s %5s %16s %16s %7s %10s %10s" % ("model", "batch", "TensorFlux img/s",
-                                                "PyTorch img/s", "ratio", "acc TX", "acc torch"))
-    for m in names:
-        a, b = ours[m], theirs[m]
-        print("%-5s %5d %16.0f %16.0f %7.2f %10.4f %10.4f" % (
-            m, BATCH[m], a["images_per_sec"], b["images_per_sec"],
-            a["images_per_sec"] / b["images_per_sec"], a["test_accuracy"], b["test_accuracy"]))
+    if args.rounds > 1:
+        print("median ratio over %d rounds: %s" % (args.rounds, ", ".join(
+            "%s %.2f" % (m, float(np.median(ratios[m]))) for m in names)))
     print("steps per model: %s; first %d skipped, median of %d-step windows; PyTorch %d threads, "
           "OMP_WAIT_POLICY=PASSIVE%s; load average %.2f at start, %.2f at end" % (
               ", ".join("%s %d" % (m, ours[m]["steps"]) for m in names), WARMUP, args.window,
               args.threads, ", channels_last" if args.channels_last else "", load_start, load_end))
-
 
 if __name__ == "__main__":
     main()
