@@ -303,9 +303,10 @@ void Worker::RunGraphImpl(CallOptions* opts, const RunGraphRequest* request,
   };
   // Started on the calling thread (a gRPC callback thread or the in-process master's): _Recv
   // waits are asynchronous and a hop to the pool first would cost a wakeup. Not every long node
-  // leaves this thread: the executor keeps the last expensive node it makes ready inline when
-  // nothing cheap is queued, so a heavy chain that waits on no _Recv (a MatMul chain on a
-  // variable) computes here and holds the gRPC thread (docs/DISTRIBUTED.md, known limit).
+  // leaves this thread: of the expensive nodes a node makes ready the executor keeps one (the
+  // one with the most expensive kernels after it) inline behind at most a few cheap ones, so a
+  // heavy chain that waits on no _Recv (a MatMul chain on a variable) computes here and holds
+  // the gRPC thread (docs/DISTRIBUTED.md, known limit).
   step->item->executor->RunAsync(args, finish);
 }
 
