@@ -225,5 +225,6 @@ def main():
               ", ".join("%s %d" % (m, ours[m]["steps"]) for m in names), WARMUP, args.window,
               args.threads, ", channels_last" if args.channels_last else "", load_start, load_end))
 
+
 if __name__ == "__main__":
     main()

@@ -180,7 +180,9 @@ def check_checkpoint_state(out):
 
 
 def _restore_or_init(sess, g, out):
-    check_checkpoint_state(out)
+    """Restores the latest checkpoint of `out` (its state file checked by train.py's
+    check_checkpoint_state before the run) or runs the initializers; the checkpoint's path or
+    None."""
     ckpt = tx.train.latest_checkpoint(out)
     if ckpt is None:
         sess.run(g.init)

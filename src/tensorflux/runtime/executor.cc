@@ -108,12 +108,12 @@ class ReadyQueue {
  public:
   bool empty() const { return head_ == v_.size(); }
   size_t size() const { return v_.size() - head_; }
-  // Whether an expensive node kept on this thread (PushExpensive) is still queued.
-  bool has_expensive() const { return expensive_ > 0; }
+  // Whether the expensive node kept on this thread (PushExpensive) is still queued.
+  bool has_expensive() const { return kept_expensive_ >= 0; }
   void push(int x) { v_.push_back(x); }
   void PushExpensive(int x) {
-    v_.push_back(x | kExpensiveBit);
-    ++expensive_;
+    v_.push_back(x);
+    kept_expensive_ = x;  // a node is ready once per step, so its id is queued once
   }
   int pop() {
     int x = v_[head_++];
@@ -121,18 +121,14 @@ class ReadyQueue {
       v_.clear();
       head_ = 0;
     }
-    if (x & kExpensiveBit) {
-      --expensive_;
-      x &= ~kExpensiveBit;
-    }
+    if (x == kept_expensive_) kept_expensive_ = -1;
     return x;
   }
 
  private:
-  static constexpr int kExpensiveBit = 1 << 30;  // node ids are below 2^30 (Initialize)
   absl::InlinedVector<int, 16> v_;
   size_t head_ = 0;
-  int expensive_ = 0;
+  int kept_expensive_ = -1;
 };
 
 class ExecutorImpl;
@@ -284,10 +280,6 @@ Status ExecutorImpl::Initialize() {
   if (params_.device == nullptr) return errors::InvalidArgument("Executor needs a device");
   if (graph_ == nullptr) return errors::InvalidArgument("Executor needs a graph");
   std::vector<Node*> nodes = graph_->nodes();
-  if (nodes.size() >= (size_t{1} << 30)) {  // ReadyQueue marks ids with bit 30
-    return errors::InvalidArgument("Executor: a graph of ", nodes.size(),
-                                   " nodes is over the 2^30 - 1 it can run");
-  }
   const int n = static_cast<int>(nodes.size());
   std::vector<int> index_of(graph_->num_node_ids(), -1);
   for (int i = 0; i < n; ++i) index_of[nodes[i]->id()] = i;

@@ -62,6 +62,21 @@ class StepStatsTest : public ::testing::Test {
     return e->Run(a);
   }
 
+  // Runs `g` (num_retvals _Retvals) once with pool_ as the inter-op pool; the thread that ran
+  // each node, by node name.
+  std::map<std::string, int64_t> ThreadsOf(const GraphDef& g, int num_retvals) {
+    std::map<std::string, int64_t> threads;
+    auto e = Build(g, &cpu0_);
+    EXPECT_TRUE(e.ok()) << e.status();
+    if (!e.ok()) return threads;
+    StepStats stats;
+    EXPECT_TRUE(Run(e->get(), num_retvals, &stats, &pool_).ok());
+    for (const auto& [name, node] : ByName(stats.dev_stats(0))) {
+      threads[name] = node->thread_id();
+    }
+    return threads;
+  }
+
   static std::map<std::string, const NodeExecStats*> ByName(const DeviceStepStats& d) {
     std::map<std::string, const NodeExecStats*> m;
     for (const NodeExecStats& n : d.node_stats()) {
@@ -124,16 +139,12 @@ TEST_F(StepStatsTest, CriticalExpensiveSuccessorStaysOnTheThread) {
   AddNodeAttr("ms", int64_t{1}, AddNode(&g, "s2", "TxRtTestSleep", {"big"}));
   AddRetval(&g, "r1", "s1c", 0);
   AddRetval(&g, "r2", "s2", 1);
-  auto e = Build(g, &cpu0_);
-  ASSERT_TRUE(e.ok()) << e.status();
-  StepStats stats;
-  ASSERT_TRUE(Run(e->get(), 2, &stats, &pool_).ok());
-  auto nodes = ByName(stats.dev_stats(0));
-  const auto thread = [&](const char* name) { return nodes.at(name)->thread_id(); };
-  EXPECT_EQ(thread("s1"), thread("big"));
-  EXPECT_EQ(thread("s1b"), thread("big"));
-  EXPECT_EQ(thread("s1c"), thread("big"));
-  EXPECT_NE(thread("s2"), thread("big"));
+  const std::map<std::string, int64_t> thread = ThreadsOf(g, 2);
+  ASSERT_EQ(thread.size(), 7u);
+  EXPECT_EQ(thread.at("s1"), thread.at("big"));
+  EXPECT_EQ(thread.at("s1b"), thread.at("big"));
+  EXPECT_EQ(thread.at("s1c"), thread.at("big"));
+  EXPECT_NE(thread.at("s2"), thread.at("big"));
 }
 
 // A thread keeps at most one expensive node queued: here s1 is kept behind the cheap `c`, and
@@ -147,12 +158,9 @@ TEST_F(StepStatsTest, OneExpensiveNodeKeptPerThread) {
   AddNodeAttr("ms", int64_t{20}, AddNode(&g, "s2", "TxRtTestSleep", {"c"}));
   AddRetval(&g, "r1", "s1", 0);
   AddRetval(&g, "r2", "s2", 1);
-  auto e = Build(g, &cpu0_);
-  ASSERT_TRUE(e.ok()) << e.status();
-  StepStats stats;
-  ASSERT_TRUE(Run(e->get(), 2, &stats, &pool_).ok());
-  auto nodes = ByName(stats.dev_stats(0));
-  EXPECT_NE(nodes.at("s1")->thread_id(), nodes.at("s2")->thread_id());
+  const std::map<std::string, int64_t> thread = ThreadsOf(g, 2);
+  ASSERT_EQ(thread.size(), 6u);
+  EXPECT_NE(thread.at("s1"), thread.at("s2"));
 }
 
 TEST_F(StepStatsTest, OutputsAndMemory) {
