@@ -12,17 +12,24 @@ subprocess with torch.set_num_threads(2) and OMP_WAIT_POLICY=PASSIVE, as shared/
 fair on 2 cores: its OpenMP threads otherwise spin against OpenBLAS's. TensorFlux runs with its
 defaults.
 
-Speed: each step's wall time (batch indexing, the feed and the step) is taken; the first 20 steps
-are skipped and images/s is the median over windows of --window steps. Prints one table row per
-model and round (images/s of each, the ratio TensorFlux / PyTorch, one-epoch test accuracy of
-each), with --rounds N > 1 the median ratio over the rounds, and the machine's load average at
-the start and end: figures taken with a load above ~0.5 are not final.
+Speed: each step's wall time (batch indexing, the feed and the step) is taken. The two systems
+train at the same time, in windows of --window steps run back to back: TensorFlux's window k,
+then PyTorch's window k (the order alternates from one window to the next), each process waiting
+while the other runs. This machine's speed changes from one second to the next by up to 2x (a
+shared VM), so two runs one after the other can differ by more than the systems do; windows run
+next to each other see the same machine. The ratio is the median over windows after the first
+20 steps of (PyTorch's time / TensorFlux's time for the window's batches); images/s of each is
+the median over those windows. Prints one table row per model and round (images/s of each, the
+ratio, one-epoch test accuracy of each), with --rounds N > 1 the median ratio over the rounds,
+and the machine's load average at the start and end: figures taken with a load above ~0.5 are
+not final.
 Exit status 2 when the data or torch is missing.
 """
 
 import argparse
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -66,97 +73,246 @@ def summarize(step_seconds, batch_size, window):
     return float(np.median(rates)) if rates else float("nan")
 
 
-def run_tensorflux(name, data, args):
-    import model  # examples/fashion_mnist/model.py
-    import tensorflux as tx
+class TensorFluxTrainer:
+    """One model trained in TensorFlux in this process: train(batches) -> seconds per step."""
 
-    train_x, train_y, test_x, test_y = data
-    bs = BATCH[name]
-    graph = tx.Graph()
-    with graph.as_default():
-        tx.set_random_seed(args.seed)
-        x = tx.placeholder(tx.float32, [None, 28, 28, 1], name="x")
-        y = tx.placeholder(tx.int32, [None], name="y")
-        logits = (model.mlp_logits(x, seed=args.seed) if name == "mlp" else
-                  model.cnn_logits(x, training=False, dropout_rate=0.0, seed=args.seed))
-        loss = tx.losses.sparse_softmax_cross_entropy(y, logits)
-        train_op = tx.train.AdamOptimizer(1e-3, epsilon=1e-8).minimize(loss)
-        n_correct = tx.reduce_sum(tx.cast(tx.equal(tx.argmax(logits, 1, output_type=tx.int32), y),
-                                          tx.int32))
-        init = tx.global_variables_initializer()
-    times = []
-    with tx.Session(graph=graph) as sess:
-        sess.run(init)
-        for idx in batches(len(train_x), bs, args.seed, args.steps):
+    def __init__(self, name, data, seed):
+        import model  # examples/fashion_mnist/model.py
+        import tensorflux as tx
+
+        self.data, self.bs = data, BATCH[name]
+        graph = tx.Graph()
+        with graph.as_default():
+            tx.set_random_seed(seed)
+            self.x = tx.placeholder(tx.float32, [None, 28, 28, 1], name="x")
+            self.y = tx.placeholder(tx.int32, [None], name="y")
+            logits = (model.mlp_logits(self.x, seed=seed) if name == "mlp" else
+                      model.cnn_logits(self.x, training=False, dropout_rate=0.0, seed=seed))
+            loss = tx.losses.sparse_softmax_cross_entropy(self.y, logits)
+            self.train_op = tx.train.AdamOptimizer(1e-3, epsilon=1e-8).minimize(loss)
+            self.n_correct = tx.reduce_sum(tx.cast(
+                tx.equal(tx.argmax(logits, 1, output_type=tx.int32), self.y), tx.int32))
+            init = tx.global_variables_initializer()
+        self.sess = tx.Session(graph=graph)
+        self.sess.run(init)
+
+    def train(self, batch_indices):
+        train_x, train_y = self.data[0], self.data[1]
+        times = []
+        for idx in batch_indices:
             t0 = time.perf_counter()
-            sess.run(train_op, {x: train_x[idx], y: train_y[idx]})
+            self.sess.run(self.train_op, {self.x: train_x[idx], self.y: train_y[idx]})
             times.append(time.perf_counter() - t0)
-        right = sum(int(sess.run(n_correct, {x: test_x[i:i + 1000], y: test_y[i:i + 1000]}))
+        return times
+
+    def accuracy(self):
+        test_x, test_y = self.data[2], self.data[3]
+        right = sum(int(self.sess.run(self.n_correct, {self.x: test_x[i:i + 1000],
+                                                       self.y: test_y[i:i + 1000]}))
                     for i in range(0, len(test_x), 1000))
-    return {"images_per_sec": summarize(times, bs, args.window),
-            "test_accuracy": right / len(test_x), "steps": len(times)}
+        return right / len(test_x)
+
+    def close(self):
+        self.sess.close()
 
 
-def run_torch(name, data, args):
-    import torch
-    from torch import nn
+class TorchTrainer:
+    """The same model in PyTorch (in the worker process): train(batches) -> seconds per step."""
 
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    train_x, train_y, test_x, test_y = data
-    bs = BATCH[name]
-    if name == "mlp":
-        net = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
-    else:
-        net = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                            nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                            nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(),
-                            nn.Linear(128, 10))
-    for m in net.modules():
-        if isinstance(m, (nn.Linear, nn.Conv2d)):
-            nn.init.xavier_uniform_(m.weight)
-            nn.init.zeros_(m.bias)
-    memory_format = torch.channels_last if args.channels_last else torch.contiguous_format
-    net = net.to(memory_format=memory_format)
-    opt = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-8)
-    loss_fn = nn.CrossEntropyLoss()
+    def __init__(self, name, data, seed, threads, channels_last):
+        import torch
+        from torch import nn
 
-    def images(a):  # NHWC numpy -> NCHW tensor
-        return torch.from_numpy(np.ascontiguousarray(a.transpose(0, 3, 1, 2))).contiguous(
-            memory_format=memory_format)
+        self.torch = torch
+        torch.set_num_threads(threads)
+        torch.manual_seed(seed)
+        self.data = data
+        if name == "mlp":
+            net = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+        else:
+            net = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                                nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                                nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(),
+                                nn.Linear(128, 10))
+        for m in net.modules():
+            if isinstance(m, (nn.Linear, nn.Conv2d)):
+                nn.init.xavier_uniform_(m.weight)
+                nn.init.zeros_(m.bias)
+        self.memory_format = torch.channels_last if channels_last else torch.contiguous_format
+        self.net = net.to(memory_format=self.memory_format)
+        self.opt = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-8)
+        self.loss_fn = nn.CrossEntropyLoss()
 
-    times = []
-    net.train()
-    for idx in batches(len(train_x), bs, args.seed, args.steps):
-        t0 = time.perf_counter()
-        xb, yb = images(train_x[idx]), torch.from_numpy(train_y[idx]).long()
-        opt.zero_grad(set_to_none=True)
-        loss_fn(net(xb), yb).backward()
-        opt.step()
-        times.append(time.perf_counter() - t0)
-    net.eval()
-    right = 0
-    with torch.no_grad():
-        for i in range(0, len(test_x), 1000):
-            pred = net(images(test_x[i:i + 1000])).argmax(1).numpy()
-            right += int((pred == test_y[i:i + 1000]).sum())
-    return {"images_per_sec": summarize(times, bs, args.window),
-            "test_accuracy": right / len(test_x), "steps": len(times)}
+    def images(self, a):  # NHWC numpy -> NCHW tensor
+        return self.torch.from_numpy(np.ascontiguousarray(a.transpose(0, 3, 1, 2))).contiguous(
+            memory_format=self.memory_format)
+
+    def train(self, batch_indices):
+        train_x, train_y = self.data[0], self.data[1]
+        self.net.train()
+        times = []
+        for idx in batch_indices:
+            t0 = time.perf_counter()
+            xb, yb = self.images(train_x[idx]), self.torch.from_numpy(train_y[idx]).long()
+            self.opt.zero_grad(set_to_none=True)
+            self.loss_fn(self.net(xb), yb).backward()
+            self.opt.step()
+            times.append(time.perf_counter() - t0)
+        return times
+
+    def accuracy(self):
+        test_x, test_y = self.data[2], self.data[3]
+        self.net.eval()
+        right = 0
+        with self.torch.no_grad():
+            for i in range(0, len(test_x), 1000):
+                pred = self.net(self.images(test_x[i:i + 1000])).argmax(1).numpy()
+                right += int((pred == test_y[i:i + 1000]).sum())
+        return right / len(test_x)
+
+    def close(self):
+        pass
 
 
-def torch_subprocess(args, files):
-    """Runs this script's --torch-worker mode with the peer's fair settings; its JSON result."""
-    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
-    env.pop("GOMP_SPINCOUNT", None)  # would override PASSIVE's zero spin in libgomp
-    cmd = [sys.executable, os.path.abspath(__file__), "--torch-worker",
-           "--models", args.models, "--steps", str(args.steps), "--window", str(args.window),
-           "--seed", str(args.seed), "--threads", str(args.threads), "--files"] + list(files)
-    if args.channels_last:
-        cmd.append("--channels-last")
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, check=False)
-    if proc.returncode != 0:
-        sys.exit(proc.returncode)
-    return json.loads(proc.stdout.decode().strip().splitlines()[-1])
+def torch_worker(args):
+    """--torch-worker: serves one JSON request per stdin line, one JSON reply per stdout line:
+    {"op": "init", "model": m} -> {}, {"op": "train", "start": s, "count": k} -> {"times": [...]}
+    (batches s .. s + k - 1 of the epoch's order), {"op": "accuracy"} -> {"test_accuracy": a}.
+    Exits at end of input."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        sys.stderr.write("PyTorch not found: install Debian's python3-torch\n")
+        sys.exit(2)
+    data = load(args.files)
+    trainer, order = None, None
+    out = sys.stdout
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req["op"] == "init":
+            trainer = TorchTrainer(req["model"], data, args.seed, args.threads,
+                                   args.channels_last)
+            order = batches(len(data[0]), BATCH[req["model"]], args.seed, args.steps)
+            reply = {}
+        elif req["op"] == "train":
+            reply = {"times": trainer.train(order[req["start"]:req["start"] + req["count"]])}
+        else:
+            reply = {"test_accuracy": trainer.accuracy()}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+class TorchWorker:
+    """Driver side of torch_worker: this script in a subprocess with the peer's fair settings
+    (PEERS.md: 2 threads, OMP_WAIT_POLICY=PASSIVE). Each reply is awaited at most
+    REPLY_TIMEOUT seconds; a worker that exits or stalls ends the benchmark with its message."""
+
+    REPLY_TIMEOUT = 600
+
+    def __init__(self, cmd, env):
+        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    @classmethod
+    def start(cls, args, files):
+        env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+        env.pop("GOMP_SPINCOUNT", None)  # would override PASSIVE's zero spin in libgomp
+        cmd = [sys.executable, os.path.abspath(__file__), "--torch-worker",
+               "--steps", str(args.steps), "--seed", str(args.seed),
+               "--threads", str(args.threads), "--files"] + list(files)
+        if args.channels_last:
+            cmd.append("--channels-last")
+        return cls(cmd, env)
+
+    def call(self, **req):
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # the worker exited: readline below reports it
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.REPLY_TIMEOUT)
+        line = self.proc.stdout.readline() if ready else ""
+        if line.endswith("\n"):
+            return json.loads(line)
+        if not ready:
+            self.proc.kill()
+        code = self.proc.wait()
+        sys.stderr.write("the PyTorch worker %s\n" % (
+            "exited with status %d" % code if ready else
+            "sent no reply within %g s" % self.REPLY_TIMEOUT))
+        sys.exit(code if ready and code > 0 else 1)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+class TorchProxy:
+    """A TorchTrainer in the worker process, with TensorFluxTrainer's methods."""
+
+    def __init__(self, worker, name):
+        self.worker, self.start = worker, 0
+        worker.call(op="init", model=name)
+
+    def train(self, batch_indices):
+        times = self.worker.call(op="train", start=self.start, count=len(batch_indices))["times"]
+        self.start += len(batch_indices)
+        return times
+
+    def accuracy(self):
+        return self.worker.call(op="accuracy")["test_accuracy"]
+
+    def close(self):
+        pass
+
+
+def chunks(n, window):
+    """[begin, end) step ranges of an n-step epoch: the WARMUP steps, then `window` steps each
+    (the last one shorter) -- the windows summarize() takes."""
+    bounds = [0, min(WARMUP, n)]
+    while bounds[-1] < n:
+        bounds.append(min(n, bounds[-1] + window))
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def paired_ratio(ours, theirs, window):
+    """Median over the windows after WARMUP of (their time / our time) for the same window's
+    steps, i.e. our images/s over theirs with each window compared to the one run right next to
+    it. Windows shorter than `window` (the epoch's tail) are left out unless there is no other."""
+    a, b = np.asarray(ours[WARMUP:]), np.asarray(theirs[WARMUP:])
+    n = min(len(a), len(b))
+    window = max(1, min(window, n))
+    r = [b[i:i + window].sum() / a[i:i + window].sum() for i in range(0, n - window + 1, window)]
+    return float(np.median(r)) if r else float("nan")
+
+
+def interleave(ours, theirs, order, window):
+    """Trains both trainers on the batches `order` (one list of indices per step) in the chunks()
+    of `window` steps, each chunk by one system and then by the other, the first of each pair
+    alternating (ours first in chunk 0). Returns (our step times, their step times)."""
+    times = {id(ours): [], id(theirs): []}
+    for k, (begin, end) in enumerate(chunks(len(order), window)):
+        for system in ((ours, theirs) if k % 2 == 0 else (theirs, ours)):
+            got = system.train(order[begin:end])
+            if len(got) != end - begin:
+                raise RuntimeError("%d step times for %d steps" % (len(got), end - begin))
+            times[id(system)] += got
+    return times[id(ours)], times[id(theirs)]
+
+
+def run_interleaved(name, data, args, worker):
+    """Trains `name` for one epoch (or --steps) in both systems at once (interleave()), so that
+    both see the same seconds of this machine, whose speed changes from one second to the next.
+    Returns each system's result and the paired ratio."""
+    order = batches(len(data[0]), BATCH[name], args.seed, args.steps)
+    ours, theirs = TensorFluxTrainer(name, data, args.seed), TorchProxy(worker, name)
+    times = interleave(ours, theirs, order, args.window)
+    result = []
+    for system, t in zip((ours, theirs), times):
+        result.append({"images_per_sec": summarize(t, BATCH[name], args.window),
+                       "test_accuracy": system.accuracy(), "steps": len(t)})
+        system.close()
+    return result[0], result[1], paired_ratio(times[0], times[1], args.window)
 
 
 def main():
@@ -165,15 +321,14 @@ def main():
     parser.add_argument("--steps", type=int, default=0,
                         help="train this many steps instead of one epoch (no accuracy figure "
                              "worth quoting then)")
-    parser.add_argument("--window", type=int, default=50, help="steps per timing window")
+    parser.add_argument("--window", type=int, default=20, help="steps per timing window")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
     parser.add_argument("--channels-last", action="store_true",
                         help="PyTorch's CNN in channels_last memory format (default NCHW)")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="measure both systems this many times, alternating (TensorFlux, "
-                             "then PyTorch, per round), and print the median ratio: this "
-                             "machine's speed changes from one second to the next")
+                        help="train both systems this many times (a fresh model each round) "
+                             "and print the median of the rounds' ratios")
     parser.add_argument("--data-dir", default=DATA_DIR)
     parser.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--files", nargs=4, help=argparse.SUPPRESS)  # the worker's IDX files
@@ -185,13 +340,7 @@ def main():
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     if args.torch_worker:
-        try:
-            import torch  # noqa: F401
-        except ImportError:
-            sys.stderr.write("PyTorch not found: install Debian's python3-torch\n")
-            sys.exit(2)
-        data = load(args.files)
-        print(json.dumps({m: run_torch(m, data, args) for m in names}))
+        torch_worker(args)
         return
 
     import model  # examples/fashion_mnist/model.py
@@ -206,23 +355,24 @@ def main():
     print("%-5s %5s %5s %16s %16s %7s %10s %10s" % (
         "round", "model", "batch", "TensorFlux img/s", "PyTorch img/s", "ratio", "acc TX",
         "acc torch"))
-    ratios = {m: [] for m in names}
+    ratios, steps = {m: [] for m in names}, {}
+    worker = TorchWorker.start(args, files)
     for r in range(1, args.rounds + 1):
-        ours = {m: run_tensorflux(m, data, args) for m in names}
-        theirs = torch_subprocess(args, files)
         for m in names:
-            a, b = ours[m], theirs[m]
-            ratios[m].append(a["images_per_sec"] / b["images_per_sec"])
+            a, b, ratio = run_interleaved(m, data, args, worker)
+            ratios[m].append(ratio)
+            steps[m] = a["steps"]
             print("%-5d %5s %5d %16.0f %16.0f %7.2f %10.4f %10.4f" % (
-                r, m, BATCH[m], a["images_per_sec"], b["images_per_sec"], ratios[m][-1],
+                r, m, BATCH[m], a["images_per_sec"], b["images_per_sec"], ratio,
                 a["test_accuracy"], b["test_accuracy"]), flush=True)
+    worker.close()
     load_end = os.getloadavg()[0]
     if args.rounds > 1:
         print("median ratio over %d rounds: %s" % (args.rounds, ", ".join(
             "%s %.2f" % (m, float(np.median(ratios[m]))) for m in names)))
     print("steps per model: %s; first %d skipped, median of %d-step windows; PyTorch %d threads, "
           "OMP_WAIT_POLICY=PASSIVE%s; load average %.2f at start, %.2f at end" % (
-              ", ".join("%s %d" % (m, ours[m]["steps"]) for m in names), WARMUP, args.window,
+              ", ".join("%s %d" % (m, steps[m]) for m in names), WARMUP, args.window,
               args.threads, ", channels_last" if args.channels_last else "", load_start, load_end))
 
 
