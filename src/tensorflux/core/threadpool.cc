@@ -10,6 +10,7 @@
 #include "absl/synchronization/blocking_counter.h"
 #include "tensorflux/core/allocation_tracker.h"
 #include "tensorflux/core/max_parallelism.h"
+#include "tensorflux/core/openmp_team.h"
 
 namespace tensorflux {
 namespace {
@@ -60,7 +61,8 @@ int ThreadPool::DefaultNumThreads() {
 // Shards are claimed from a shared atomic counter by the caller and by up to NumThreads() helper
 // tasks. The caller keeps claiming until none are left, so the call finishes even when every pool
 // thread is busy (e.g. a ParallelFor nested inside a pool task); it then waits only for shards
-// that helpers have already started.
+// that helpers have already started. On a thread that leads an OpenMP team the claimers are that
+// team's NumThreads() threads instead (the caller one of them).
 void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
                              const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
@@ -106,9 +108,15 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
       state->pending.DecrementCount();
     }
   };
-  const int64_t helpers = std::min<int64_t>(shards - 1, threads);
-  for (int64_t i = 0; i < helpers; ++i) Schedule(work);
-  work();
+  if (HasOpenMpTeam()) {
+    // The calling thread leads oneDNN's OpenMP team (core/openmp_team.h): its threads claim
+    // the shards, and the pool's stay asleep.
+    RunOnOpenMpTeam(threads, [](void* w) { (*static_cast<decltype(work)*>(w))(); }, &work);
+  } else {
+    const int64_t helpers = std::min<int64_t>(shards - 1, threads);
+    for (int64_t i = 0; i < helpers; ++i) Schedule(work);
+    work();
+  }
   state->pending.Wait();
 }
 

@@ -23,7 +23,9 @@ class ThreadPool {
 
   // Runs fn(begin, end) over shards of [0, total), in parallel on this pool plus the calling
   // thread, and returns when all are done. `cost_per_unit` is an estimate of nanoseconds (or
-  // cycles) per element; small totals run inline on the caller.
+  // cycles) per element; small totals run inline on the caller. When the calling thread leads
+  // an OpenMP team (core/openmp_team.h: it has run a oneDNN GEMM), the shards run on that team
+  // instead, NumThreads() threads of it (or the ScopedMaxParallelism cap) with the caller.
   void ParallelFor(int64_t total, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
 

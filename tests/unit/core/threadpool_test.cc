@@ -3,6 +3,7 @@
 #include <thread>
 
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "tensorflux/core/max_parallelism.h"
+#include "tensorflux/core/openmp_team.h"
 
 namespace tensorflux {
 namespace {
@@ -117,6 +119,54 @@ TEST(ThreadPoolTest, ScopedMaxParallelismCapsTheCallingThread) {
   ExpectCoversOnce(pool, 100003, 100000);
   ScopedMaxParallelism two(2);
   ExpectCoversOnce(pool, 100003, 100000);
+}
+
+// Shards of [0, 8) that each wait (up to 10 s) until two distinct threads have entered one, and
+// record whether any ran on one of `pool`'s threads. Returns the number of distinct threads.
+int TwoThreadRendezvous(ThreadPool& pool, bool* on_pool_thread) {
+  absl::Mutex mu;
+  std::set<std::thread::id> seen;
+  std::atomic<bool> pool_thread{false};
+  pool.ParallelFor(8, 1000000, [&](int64_t, int64_t) {
+    if (pool.CurrentThreadId() >= 0) pool_thread = true;
+    absl::MutexLock l(&mu);
+    seen.insert(std::this_thread::get_id());
+    auto two = [&seen] { return seen.size() >= 2; };
+    mu.AwaitWithTimeout(absl::Condition(&two), absl::Seconds(10));
+  });
+  *on_pool_thread = pool_thread;
+  return static_cast<int>(seen.size());
+}
+
+TEST(ThreadPoolTest, ParallelForOnAnOpenMpTeamLeaderRunsOnTheTeam) {
+  ThreadPool pool("omp", 2);
+  std::thread([&pool] {
+    // A thread that has not run oneDNN uses the pool (the caller and up to 2 helpers).
+    EXPECT_FALSE(HasOpenMpTeam());
+    bool on_pool = false;
+    EXPECT_GE(TwoThreadRendezvous(pool, &on_pool), 2);
+    EXPECT_TRUE(on_pool);
+    NoteOpenMpTeam();
+    if (!HasOpenMpTeam()) GTEST_SKIP() << "built without OpenMP";
+    // Now the shards run on the caller's OpenMP team: NumThreads() = 2 threads, the caller and
+    // one of the team, none from the pool.
+    on_pool = true;
+    EXPECT_EQ(TwoThreadRendezvous(pool, &on_pool), 2);
+    EXPECT_FALSE(on_pool);
+    // Every index once, as on the pool.
+    ExpectCoversOnce(pool, 100003, 100000);
+    // Inside the team's region the team is busy: a nested ParallelFor uses the pool.
+    std::atomic<int> nested_on_pool{0};
+    pool.ParallelFor(2, 1000000, [&](int64_t, int64_t) {
+      EXPECT_FALSE(HasOpenMpTeam());
+      bool p = false;
+      TwoThreadRendezvous(pool, &p);
+      if (p) nested_on_pool.fetch_add(1);
+    });
+    EXPECT_GE(nested_on_pool.load(), 1);
+  }).join();
+  // The flag is the thread's own: this thread still uses the pool.
+  EXPECT_FALSE(HasOpenMpTeam());
 }
 
 TEST(ThreadPoolTest, ParallelForUnderContention) {

@@ -23,6 +23,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
+#include "tensorflux/core/openmp_team.h"
 #include "tensorflux/core/threadpool.h"
 
 namespace tensorflux::gemm {
@@ -74,7 +75,9 @@ void Gemm<float>(const GemmDims& d, const float* a, const float* b, float* c, Th
   }
 #ifdef TX_HAVE_DNNL
   // dnnl_sgemm is row-major, like our tensors. It cannot fail for these arguments (positive
-  // sizes, leading dimensions >= the row lengths).
+  // sizes, leading dimensions >= the row lengths). It runs on an OpenMP team led by this thread,
+  // which this thread's ParallelFor calls use from now on (core/openmp_team.h).
+  NoteOpenMpTeam();
   dnnl_sgemm(d.ta ? 'T' : 'N', d.tb ? 'T' : 'N', d.m, d.n, d.k, 1.0f, a, Lda(d), b, Ldb(d), 0.0f,
              c, d.n);
 #else
