@@ -1,7 +1,9 @@
-"""The extension is loaded with libgomp's spin bounded (framework/_pywrap.py): after a step whose
-GEMM ran on an OpenMP team, the team's idle thread spins about 50 us, not libgomp's default of
-about 11 ms here, and the variable is not left in the process's environment (which its
-children inherit). Each case runs in a fresh interpreter (libgomp reads the environment once)."""
+"""The extension is loaded with libgomp's spin bounded (framework/_pywrap.py): libgomp reads
+OMP_WAIT_POLICY=ACTIVE and GOMP_SPINCOUNT=1000 (so it spins 1,000 pauses also once the process has
+more OpenMP threads than cores, not 100); after a step whose GEMM ran on an OpenMP team, the
+team's idle thread spins about 50 us, not libgomp's default of about 11 ms here; and the
+variables are not left in the process's environment (which its children inherit). Each case runs
+in a fresh interpreter (libgomp reads the environment once)."""
 
 import json
 import os
@@ -38,14 +40,49 @@ print(json.dumps({"cpu_ms": sorted(cpu)[2] * 1e3, "env": os.environ.get("GOMP_SP
 """
 
 
-def _run(env_updates):
+def _env(env_updates):
     env = dict(os.environ, PYTHONPATH=_PACKAGE_PARENT)
-    for k in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY"):
+    for k in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY", "OMP_DISPLAY_ENV"):
         env.pop(k, None)
     env.update(env_updates)
-    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
-                         text=True, timeout=120, check=True)
+    return env
+
+
+def _run(env_updates):
+    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=_env(env_updates),
+                         capture_output=True, text=True, timeout=120, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _libgomp_settings(env_updates):
+    """(what libgomp read at load, as OMP_DISPLAY_ENV=VERBOSE prints it: {name: value}, the two
+    variables in the process's environment after `import tensorflux`)."""
+    script = ("import json, os, tensorflux\n"
+              "print(json.dumps([os.environ.get(k) for k in ('OMP_WAIT_POLICY', "
+              "'GOMP_SPINCOUNT')]))")
+    out = subprocess.run([sys.executable, "-c", script],
+                         env=_env(dict(env_updates, OMP_DISPLAY_ENV="VERBOSE")),
+                         capture_output=True, text=True, timeout=120, check=True)
+    shown = {}
+    for line in out.stderr.splitlines():
+        name, sep, value = line.strip().partition(" = ")
+        if sep:
+            shown[name] = value.strip("'")
+    return shown, json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_libgomp_reads_active_with_a_bounded_spin():
+    shown, after = _libgomp_settings({})
+    assert shown.get("OMP_WAIT_POLICY") == "ACTIVE", shown
+    assert shown.get("GOMP_SPINCOUNT") == "1000", shown
+    assert after == [None, None]
+
+
+def test_a_users_wait_policy_is_left_alone():
+    shown, after = _libgomp_settings({"OMP_WAIT_POLICY": "PASSIVE"})
+    assert shown.get("OMP_WAIT_POLICY") == "PASSIVE", shown
+    assert shown.get("GOMP_SPINCOUNT") == "0", shown  # PASSIVE's own: nothing added
+    assert after == ["PASSIVE", None]
 
 
 def test_idle_team_spins_briefly_and_the_environment_is_unchanged():

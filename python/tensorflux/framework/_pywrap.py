@@ -2,37 +2,45 @@
 
 OpenMP spin: oneDNN (the float GEMMs and convolutions) runs on libgomp, which reads its settings
 from the environment once, when it is loaded. Unless the user set OMP_WAIT_POLICY or
-GOMP_SPINCOUNT, the extension is loaded with GOMP_SPINCOUNT=1000: a team's idle thread spins for
-1,000 pauses (about 50 us on the 2-core machine of docs/PERFORMANCE.md) before it sleeps. With
-neither variable set, libgomp spins 300,000 pauses (about 11 ms there) for a team, and 100 once
-its threads outnumber the cores. The executor runs a step's chain of GEMMs on one thread, so one
-team's second thread then spun on the other core through the next kernel's ParallelFor and the
-next step, taking the core from the intra-op pool (ResourceApplyAdam 80 -> 367 us in the
-bench/peer MLP step). The variable is set only while the extension loads: the process's
-environment, and so that of the processes it starts (PyTorch in bench/peer, servers), is as the
-user left it. When another module has loaded libgomp before tensorflux is imported, its
-settings stay libgomp's defaults.
+GOMP_SPINCOUNT, the extension is loaded with OMP_WAIT_POLICY=ACTIVE and GOMP_SPINCOUNT=1000: a
+team's idle thread spins for 1,000 pauses (about 30-50 us on the 2-core machine of
+docs/PERFORMANCE.md) before it sleeps, however many teams the process has. With neither variable
+set, libgomp spins 300,000 pauses (about 11 ms there) while the process's OpenMP threads are no
+more than its cores, and 100 (a few us) once they outnumber them; with GOMP_SPINCOUNT alone it
+spins that count, but still 100 when outnumbered (libgomp takes 1,000 then only under ACTIVE).
+- The long spin: the executor runs a step's chain of GEMMs on one thread, so one team's second
+  thread spun on the other core through the next kernel and the next step, taking the core from
+  the intra-op pool (ResourceApplyAdam 80 -> 367 us in the bench/peer MLP step).
+- The short one: a second team appears as soon as a second thread runs one oneDNN call (a pool
+  thread, say, in the first steps before the executor has measured its kernels), and from then
+  on the step's team slept and woke at every gap between its GEMMs and ParallelFors (about 4.7
+  times a step instead of 2 in the bench/peer MLP, each wake 25-50 us on this VM): steps of
+  845-1,016 against 767-916 us (4 alternated processes, docs/PERFORMANCE.md 2026-12-01).
+The variables are set only while the extension loads: the process's environment, and so that of
+the processes it starts (PyTorch in bench/peer, servers), is as the user left it. When another
+module has loaded libgomp before tensorflux is imported, its settings stay libgomp's defaults.
 """
 
 import contextlib
 import os
 
-# libgomp's spin count while a team waits for work (see the module docstring).
-OPENMP_SPIN_COUNT = "1000"
+# libgomp's wait policy and spin count while a team waits for work (see the module docstring).
+OPENMP_SETTINGS = {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": "1000"}
 
 
 @contextlib.contextmanager
 def _openmp_settings():
-    """GOMP_SPINCOUNT=OPENMP_SPIN_COUNT in the environment for the block when neither it nor
-    OMP_WAIT_POLICY is set; the environment is as before afterwards."""
-    if "GOMP_SPINCOUNT" in os.environ or "OMP_WAIT_POLICY" in os.environ:
+    """OPENMP_SETTINGS in the environment for the block when neither variable is set; the
+    environment is as before afterwards."""
+    if any(k in os.environ for k in OPENMP_SETTINGS):
         yield
         return
-    os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
+    os.environ.update(OPENMP_SETTINGS)
     try:
         yield
     finally:
-        os.environ.pop("GOMP_SPINCOUNT", None)
+        for k in OPENMP_SETTINGS:
+            os.environ.pop(k, None)
 
 
 try:
