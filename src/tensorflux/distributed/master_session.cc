@@ -25,6 +25,10 @@ constexpr int64_t kDefaultStepTimeoutMs = 60000;
 constexpr int64_t kDefaultConnectTimeoutMs = 10000;
 // Deadline of a CleanupGraph call (a task that is gone has nothing to clean).
 constexpr int64_t kCleanupTimeoutMs = 5000;
+// A failed step answers once every task has dropped it (CleanupGraph answered), so that no task
+// that answers still runs the step's partition after its client heard of the failure; a task
+// that does not answer this soon (stopped, cut off) is not waited for further.
+constexpr int64_t kFailedStepCleanupTimeoutMs = 1000;
 
 uint64_t RandomU64() {
   static std::mutex mu;
@@ -375,6 +379,32 @@ void MasterSession::StartStep(std::shared_ptr<Step> step) {
   }
 }
 
+Status MasterSession::StepError(const Step& step) const {
+  const Compiled& c = *step.c;
+  const int n = static_cast<int>(c.parts.size());
+  const Status& s = step.calls[step.first_error].status;
+  const std::string& task = c.parts[step.first_error].task;
+  if (step.closed) {
+    return errors::Cancelled("Step ", step.step_id, " was cancelled: session ", handle_,
+                             " was closed (", task, ": ", s.message(), ")");
+  }
+  if (s.code() == absl::StatusCode::kDeadlineExceeded) {
+    // Every task that had not answered by the deadline: the one that hangs (a stopped
+    // process, a lost network) is among them even when another task, waiting for its
+    // tensors, timed out first.
+    std::vector<std::string> waiting;
+    for (int i = 0; i < n; ++i) {
+      if (!step.calls[i].status.ok()) waiting.push_back(c.parts[i].task);
+    }
+    return errors::DeadlineExceeded("Step ", step.step_id, " timed out after ", step.timeout_ms,
+                                    " ms waiting for task", waiting.size() > 1 ? "s " : " ",
+                                    absl::StrJoin(waiting, ", "), ": ", task, ": ",
+                                    s.message());
+  }
+  return Status(s.code(), absl::StrCat("Step ", step.step_id, " failed on task ", task, ": ",
+                                       s.message()));
+}
+
 void MasterSession::FinishStep(Step* step) {
   if (step->opts != nullptr) step->opts->ClearCancelCallback();
   {
@@ -384,31 +414,19 @@ void MasterSession::FinishStep(Step* step) {
   const Compiled& c = *step->c;
   const int n = static_cast<int>(c.parts.size());
   const int64_t step_id = step->step_id;
-  CleanupStepAsync(c, step_id);
   StatusCallback done = std::move(step->done);
   if (step->first_error >= 0) {
-    const Status& s = step->calls[step->first_error].status;
-    const std::string& task = c.parts[step->first_error].task;
-    if (step->closed) {
-      return done(errors::Cancelled("Step ", step_id, " was cancelled: session ", handle_,
-                                    " was closed (", task, ": ", s.message(), ")"));
-    }
-    if (s.code() == absl::StatusCode::kDeadlineExceeded) {
-      // Every task that had not answered by the deadline: the one that hangs (a stopped
-      // process, a lost network) is among them even when another task, waiting for its
-      // tensors, timed out first.
-      std::vector<std::string> waiting;
-      for (int i = 0; i < n; ++i) {
-        if (!step->calls[i].status.ok()) waiting.push_back(c.parts[i].task);
-      }
-      return done(errors::DeadlineExceeded(
-          "Step ", step_id, " timed out after ", step->timeout_ms, " ms waiting for task",
-          waiting.size() > 1 ? "s " : " ", absl::StrJoin(waiting, ", "), ": ", task, ": ",
-          s.message()));
-    }
-    return done(Status(s.code(), absl::StrCat("Step ", step_id, " failed on task ", task, ": ",
-                                              s.message())));
+    // The step answers once its tasks have dropped it: the RunGraph calls the master cancelled
+    // (and those that ended at their deadline) may still be running on their tasks, whose own
+    // deadlines start later than the master's (gRPC sends the time left), and a task that was
+    // stopped runs its step when it resumes. Until CleanupGraph reaches a task, what that one
+    // sends could still complete the step there (a ps applying a gradient after the client got
+    // DEADLINE_EXCEEDED); once a task has dropped the step, RecvTensor and RunGraph for it fail.
+    Status failed = StepError(*step);
+    return CleanupStepAsync(c, step_id, kFailedStepCleanupTimeoutMs,
+                            [done = std::move(done), failed] { done(failed); });
   }
+  CleanupStepAsync(c, step_id, kCleanupTimeoutMs, nullptr);
   // Gather the fetches by key, and each task's step stats and partition graphs when asked.
   RunMetadata* metadata = step->response->mutable_metadata();
   absl::flat_hash_map<std::string, Tensor*> by_key;
@@ -439,29 +457,48 @@ void MasterSession::FinishStep(Step* step) {
   done(OkStatus());
 }
 
-void MasterSession::CleanupStepAsync(const Compiled& c, int64_t step_id) {
+void MasterSession::CleanupStepAsync(const Compiled& c, int64_t step_id, int64_t timeout_ms,
+                                     std::function<void()> then) {
   // A worker keeps a step's rendezvous until told (other tasks may still be receiving from it).
-  // Not waited for, so the step returns at once; Close waits for the calls still out.
+  // Close waits for the calls still out.
   struct Call {
     CallOptions opts;
     CleanupGraphRequest req;
     CleanupGraphResponse resp;
   };
+  // `then` runs after the last call answers (the in-process worker answers inline).
+  struct Pending {
+    std::atomic<int> left;
+    std::function<void()> then;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->left = static_cast<int>(c.parts.size()) + 1;
+  pending->then = std::move(then);
+  auto one_done = [pending] {
+    if (pending->left.fetch_sub(1, std::memory_order_acq_rel) == 1 && pending->then) {
+      pending->then();
+    }
+  };
+  {
+    std::lock_guard<std::mutex> l(cleanup_mu_);
+    pending_cleanups_ += static_cast<int>(c.parts.size());
+  }
   for (const TaskPart& tp : c.parts) {
     auto* call = new Call;
     call->req.set_step_id(step_id);
-    call->opts.SetTimeout(kCleanupTimeoutMs);
-    {
-      std::lock_guard<std::mutex> l(cleanup_mu_);
-      ++pending_cleanups_;
-    }
+    call->opts.SetTimeout(timeout_ms);
     tp.worker->CleanupGraphAsync(&call->opts, &call->req, &call->resp,
-                                 [this, call](const Status&) {
+                                 [this, call, one_done](const Status&) {
                                    delete call;
-                                   std::lock_guard<std::mutex> l(cleanup_mu_);
-                                   if (--pending_cleanups_ == 0) cleanup_cv_.notify_all();
+                                   {
+                                     std::lock_guard<std::mutex> l(cleanup_mu_);
+                                     if (--pending_cleanups_ == 0) cleanup_cv_.notify_all();
+                                   }
+                                   // Not `this`: Close may have returned.
+                                   one_done();
                                  });
   }
+  one_done();
 }
 
 void MasterSession::WaitForCleanups() {

@@ -21,10 +21,15 @@
 // them) and finishes when all have answered, with no thread of its own: the master's own task's
 // RunGraph is a call into its Worker (an empty step finishes on the caller's thread), the others'
 // answers arrive on gRPC's threads. Then CleanupGraph(step_id) on each of those tasks drops the
-// step's state (sent without waiting; Close waits for those still out). The first failure
-// cancels the other calls (their steps' rendezvous are aborted) and is returned with its code
-// and the failing task named: a task killed mid-step gives UNAVAILABLE
-// "... /job:worker/replica:0/task:1 ...". Every call has a deadline: RunOptions.timeout_in_ms,
+// step's state (after a step that succeeded, sent without waiting; Close waits for those still
+// out). The first failure cancels the other calls (their steps' rendezvous are aborted) and is
+// returned with its code and the failing task named: a task killed mid-step gives UNAVAILABLE
+// "... /job:worker/replica:0/task:1 ...". A failed step returns only once every CleanupGraph has
+// answered (each within 1 s): a cancelled call, or one that ended at the master's deadline, may
+// still run on its task (a task's deadline starts when the call arrives; a stopped task runs its
+// queued calls when it resumes), and until its tasks have dropped the step a late sender could
+// complete it there (a ps applying the failed step's gradient after the client heard of the
+// failure). Every call has a deadline: RunOptions.timeout_in_ms,
 // else ConfigProto.operation_timeout_in_ms, else 60 s bounds the whole step
 // (DEADLINE_EXCEEDED when it runs out).
 //
@@ -84,8 +89,8 @@ class MasterSession {
   // fetch); the response gets the step's metadata. Waits for RunAsync's `done`.
   Status Run(const RunStepRequest& request, const NamedTensors& feeds, RunStepResponse* response,
              NamedTensors* fetched);
-  // Run without waiting: `done` gets the step's status once every task's RunGraph has answered,
-  // on this thread before RunAsync returns when they all finish inline (a step of cheap nodes on
+  // Run without waiting: `done` gets the step's status once every task's RunGraph has answered
+  // (a failed step's: once their CleanupGraph have answered too, see above), on this thread before RunAsync returns when they all finish inline (a step of cheap nodes on
   // the master's own task), else on the thread that finished the last one. Once the step's
   // signature is compiled nothing here waits for another thread, so a gRPC callback thread may
   // call it; compiling a new signature (placement, partitioning, RegisterGraph on each task)
@@ -128,8 +133,12 @@ class MasterSession {
   // RunGraph on every task of step->c at once; FinishStep when the last one answers.
   void StartStep(std::shared_ptr<Step> step);
   void FinishStep(Step* step);
-  // CleanupGraph(step_id) on every task of the step, not waited for.
-  void CleanupStepAsync(const Compiled& c, int64_t step_id);
+  // A failed step's status, naming its task(s).
+  Status StepError(const Step& step) const;
+  // CleanupGraph(step_id) on every task of the step, each call with deadline `timeout_ms`;
+  // `then` (may be null) runs once all have answered.
+  void CleanupStepAsync(const Compiled& c, int64_t step_id, int64_t timeout_ms,
+                        std::function<void()> then);
   void WaitForCleanups();
   int64_t StepTimeoutMs(const RunOptions& options) const;
 
