@@ -6,7 +6,7 @@
 // called oneDNN notes it here (NoteOpenMpTeam), and ThreadPool::ParallelFor on such a thread
 // runs its shards on that same team instead of waking the pool's threads: the step's GEMMs and
 // its elementwise kernels then share one set of threads, so no second set sleeps and wakes in
-// between (docs/PERFORMANCE.md, 2026-12-01 22:00-23:30 UTC).
+// between (docs/PERFORMANCE.md, 2026-12-01 21:30-23:30 UTC).
 #pragma once
 
 namespace tensorflux {
