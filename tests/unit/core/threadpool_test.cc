@@ -147,7 +147,13 @@ TEST(ThreadPoolTest, ParallelForOnAnOpenMpTeamLeaderRunsOnTheTeam) {
     EXPECT_GE(TwoThreadRendezvous(pool, &on_pool), 2);
     EXPECT_TRUE(on_pool);
     NoteOpenMpTeam();
-    if (!HasOpenMpTeam()) GTEST_SKIP() << "built without OpenMP";
+    // Off by default here (OMP_WAIT_POLICY is not ACTIVE in the test's environment).
+    EXPECT_FALSE(HasOpenMpTeam());
+    EnableOpenMpTeamParallelFor(true);
+    if (!HasOpenMpTeam()) {
+      EnableOpenMpTeamParallelFor(false);
+      GTEST_SKIP() << "built without OpenMP";
+    }
     // Now the shards run on the caller's OpenMP team: NumThreads() = 2 threads, the caller and
     // one of the team, none from the pool.
     on_pool = true;
@@ -164,6 +170,12 @@ TEST(ThreadPoolTest, ParallelForOnAnOpenMpTeamLeaderRunsOnTheTeam) {
       if (p) nested_on_pool.fetch_add(1);
     });
     EXPECT_GE(nested_on_pool.load(), 1);
+    // Disabled again: the pool.
+    EnableOpenMpTeamParallelFor(false);
+    EXPECT_FALSE(HasOpenMpTeam());
+    on_pool = false;
+    EXPECT_GE(TwoThreadRendezvous(pool, &on_pool), 2);
+    EXPECT_TRUE(on_pool);
   }).join();
   // The flag is the thread's own: this thread still uses the pool.
   EXPECT_FALSE(HasOpenMpTeam());
