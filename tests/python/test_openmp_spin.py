@@ -85,6 +85,38 @@ def test_a_users_wait_policy_is_left_alone():
     assert after == ["PASSIVE", None]
 
 
+
+# After `import tensorflux`: whether the calling thread's ParallelFor would run on its OpenMP team
+# once it has run oneDNN (core/openmp_team.h, through the library's exported symbols).
+_TEAM_SCRIPT = r"""
+import ctypes, json, os, sys
+if sys.argv[1] == "preload":
+    ctypes.CDLL("libgomp.so.1")
+import tensorflux
+with open("/proc/self/maps") as maps:
+    path = next(l.split()[-1] for l in maps if l.rstrip().endswith("libtensorflux.so"))
+lib = ctypes.CDLL(path)
+lib._ZN10tensorflux14NoteOpenMpTeamEv()
+has = lib._ZN10tensorflux13HasOpenMpTeamEv
+has.restype = ctypes.c_bool
+print(json.dumps(bool(has())))
+"""
+
+
+def _team_parallel_for(preload):
+    out = subprocess.run([sys.executable, "-c", _TEAM_SCRIPT, "preload" if preload else "-"],
+                         env=_env({}), capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_libgomp_loaded_first_keeps_its_settings_and_the_pool():
+    """Another module loaded libgomp before tensorflux (its defaults read already): the package
+    sets neither variable, so the library does not take ACTIVE for libgomp's policy and keeps
+    ParallelFor on its pool, as with sleeping team threads it should."""
+    if not _team_parallel_for(False):
+        pytest.skip("built without OpenMP or oneDNN")
+    assert not _team_parallel_for(True)
+
 def test_idle_team_spins_briefly_and_the_environment_is_unchanged():
     got = _run({})
     # 1,000 pauses: well under a millisecond of CPU while the process sleeps.

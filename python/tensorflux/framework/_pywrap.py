@@ -18,7 +18,10 @@ spins that count, but still 100 when outnumbered (libgomp takes 1,000 then only 
   845-1,016 against 767-916 us (4 alternated processes, docs/PERFORMANCE.md 2026-12-01).
 The variables are set only while the extension loads: the process's environment, and so that of
 the processes it starts (PyTorch in bench/peer, servers), is as the user left it. When another
-module has loaded libgomp before tensorflux is imported, its settings stay libgomp's defaults.
+module has loaded libgomp before tensorflux is imported, libgomp has read its settings already:
+neither variable is set then, so that the library, which runs ParallelFor on oneDNN's OpenMP
+teams only when it sees OMP_WAIT_POLICY=ACTIVE as it loads (core/openmp_team.h), does not do so
+on threads that sleep between regions.
 """
 
 import contextlib
@@ -28,11 +31,21 @@ import os
 OPENMP_SETTINGS = {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": "1000"}
 
 
+def _libgomp_loaded():
+    """Whether libgomp is mapped into this process already (Linux; False where unknown)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            return any(os.path.basename(line.rstrip("\n").split(" ")[-1]).startswith("libgomp.so")
+                       for line in maps)
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def _openmp_settings():
-    """OPENMP_SETTINGS in the environment for the block when neither variable is set; the
-    environment is as before afterwards."""
-    if any(k in os.environ for k in OPENMP_SETTINGS):
+    """OPENMP_SETTINGS in the environment for the block when neither variable is set and
+    libgomp is not loaded yet; the environment is as before afterwards."""
+    if any(k in os.environ for k in OPENMP_SETTINGS) or _libgomp_loaded():
         yield
         return
     os.environ.update(OPENMP_SETTINGS)
