@@ -178,7 +178,11 @@ def torch_worker(args):
     """--torch-worker: serves one JSON request per stdin line, one JSON reply per stdout line:
     {"op": "init", "model": m} -> {}, {"op": "train", "start": s, "count": k} -> {"times": [...]}
     (batches s .. s + k - 1 of the epoch's order), {"op": "accuracy"} -> {"test_accuracy": a}.
-    Exits at end of input."""
+    Exits at end of input. The replies go to the original stdout alone: whatever else writes to
+    file descriptor 1 (torch, oneDNN's verbose mode, a print) goes to stderr instead."""
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -186,7 +190,6 @@ def torch_worker(args):
         sys.exit(2)
     data = load(args.files)
     trainer, order = None, None
-    out = sys.stdout
     for line in sys.stdin:
         req = json.loads(line)
         if req["op"] == "init":
@@ -212,6 +215,22 @@ class TorchWorker:
     def __init__(self, cmd, env):
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
+        self._fd, self._buf = self.proc.stdout.fileno(), b""
+
+    def _reply_line(self):
+        """(the next line of the worker's stdout, else None, whether it is still sending): read
+        straight from the pipe, so that a partial line is held to the deadline too."""
+        deadline = time.monotonic() + self.REPLY_TIMEOUT
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                return None, True
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                return None, False
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return line.decode(), False
 
     @classmethod
     def start(cls, args, files):
@@ -230,17 +249,16 @@ class TorchWorker:
             self.proc.stdin.flush()
         except BrokenPipeError:
             pass  # the worker exited: readline below reports it
-        ready, _, _ = select.select([self.proc.stdout], [], [], self.REPLY_TIMEOUT)
-        line = self.proc.stdout.readline() if ready else ""
-        if line.endswith("\n"):
+        line, stalled = self._reply_line()
+        if line is not None:
             return json.loads(line)
-        if not ready:
+        if stalled:
             self.proc.kill()
         code = self.proc.wait()
         sys.stderr.write("the PyTorch worker %s\n" % (
-            "exited with status %d" % code if ready else
-            "sent no reply within %g s" % self.REPLY_TIMEOUT))
-        sys.exit(code if ready and code > 0 else 1)
+            "sent no reply within %g s" % self.REPLY_TIMEOUT if stalled else
+            "exited with status %d" % code))
+        sys.exit(code if not stalled and code > 0 else 1)
 
     def close(self):
         self.proc.stdin.close()

@@ -113,3 +113,39 @@ def test_torch_worker_that_exits_or_stalls_ends_the_benchmark(peer, capsys, monk
     assert echo.call(op="train", start=0, count=3) == {"times": [0.25, 0.25, 0.25]}
     echo.close()
     assert echo.proc.returncode == 0
+
+
+def test_torch_worker_reply_cut_off_mid_line_ends_at_the_deadline(peer, capsys, monkeypatch):
+    import sys
+    monkeypatch.setattr(peer.TorchWorker, "REPLY_TIMEOUT", 0.5)
+    partial = peer.TorchWorker([sys.executable, "-c",
+                                "import sys, time\nsys.stdout.write('{\"ti'); sys.stdout.flush()\n"
+                                "time.sleep(30)"], None)
+    with pytest.raises(SystemExit) as e:
+        partial.call(op="init", model="mlp")
+    assert e.value.code == 1
+    assert "sent no reply within" in capsys.readouterr().err
+    assert partial.proc.poll() is not None
+
+
+def test_torch_worker_replies_alone_on_its_stdout(peer):
+    """What else the worker process writes to its stdout (a library's print, oneDNN's verbose
+    lines from C) goes to its stderr, not into the replies."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+    script = (
+        "import importlib.util, os, sys, types\n"
+        "spec = importlib.util.spec_from_file_location('p', %r)\n"
+        "p = importlib.util.module_from_spec(spec); spec.loader.exec_module(p)\n"
+        "class Fake:\n"
+        "    def __init__(self, *a):\n"
+        "        print('noise'); sys.stdout.flush(); os.write(1, b'C noise\\n')\n"
+        "p.TorchTrainer = Fake\n"
+        "p.load = lambda files: [[0] * 256]\n"
+        "p.torch_worker(types.SimpleNamespace(files=None, seed=1, threads=1,\n"
+        "                                     channels_last=False, steps=1))\n" % _PEER)
+    out = subprocess.run([sys.executable, "-c", script], input='{"op": "init", "model": "mlp"}\n',
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout == "{}\n"
+    assert "noise" in out.stderr and "C noise" in out.stderr
