@@ -64,13 +64,20 @@ def batches(n, batch_size, seed, steps):
     return out[:steps] if steps > 0 else out
 
 
+def window_seconds(step_seconds, window, steps=None):
+    """(seconds of each full window of `window` steps after the first WARMUP steps, the window
+    length used): of the first `steps` steps after WARMUP when given, and a window longer than
+    what is left is cut to it. The epoch's tail shorter than a window is left out."""
+    t = np.asarray(step_seconds[WARMUP:])
+    n = len(t) if steps is None else min(steps, len(t))
+    window = max(1, min(window, n))
+    return [t[i:i + window].sum() for i in range(0, n - window + 1, window)], window
+
+
 def summarize(step_seconds, batch_size, window):
     """Median images/s over windows of `window` steps after the first WARMUP steps."""
-    t = np.asarray(step_seconds[WARMUP:])
-    window = max(1, min(window, len(t)))
-    rates = [batch_size * window / t[i:i + window].sum()
-             for i in range(0, len(t) - window + 1, window)]
-    return float(np.median(rates)) if rates else float("nan")
+    sums, window = window_seconds(step_seconds, window)
+    return float(np.median([batch_size * window / s for s in sums])) if sums else float("nan")
 
 
 class TensorFluxTrainer:
@@ -248,7 +255,7 @@ class TorchWorker:
             self.proc.stdin.write(json.dumps(req) + "\n")
             self.proc.stdin.flush()
         except BrokenPipeError:
-            pass  # the worker exited: readline below reports it
+            pass  # the worker exited: _reply_line below reports it
         line, stalled = self._reply_line()
         if line is not None:
             return json.loads(line)
@@ -297,11 +304,10 @@ def paired_ratio(ours, theirs, window):
     """Median over the windows after WARMUP of (their time / our time) for the same window's
     steps, i.e. our images/s over theirs with each window compared to the one run right next to
     it. Windows shorter than `window` (the epoch's tail) are left out unless there is no other."""
-    a, b = np.asarray(ours[WARMUP:]), np.asarray(theirs[WARMUP:])
-    n = min(len(a), len(b))
-    window = max(1, min(window, n))
-    r = [b[i:i + window].sum() / a[i:i + window].sum() for i in range(0, n - window + 1, window)]
-    return float(np.median(r)) if r else float("nan")
+    n = min(len(ours), len(theirs)) - WARMUP
+    a, _ = window_seconds(ours, window, n)
+    b, _ = window_seconds(theirs, window, n)
+    return float(np.median([y / x for x, y in zip(a, b)])) if a else float("nan")
 
 
 def interleave(ours, theirs, order, window):
