@@ -3,7 +3,9 @@ an MLP and a CNN training step give bitwise the same losses and variables as on 
 the run is really partitioned (RunMetadata.partition_graphs with _Send/_Recv), and an error on
 one device fails the step with that error while another device waits for its output."""
 
+import ctypes
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -99,6 +101,36 @@ def test_training_step_same_bits_on_four_devices(model, x_shape):
         assert_bitwise_equal(a, b)
     assert len(values1) == len(values4) > 0
     for a, b in zip(values1, values4):
+        assert_bitwise_equal(a, b)
+
+
+def _libgomp_mapped():
+    with open("/proc/self/maps") as maps:
+        return any(os.path.basename(line.split()[-1]).startswith("libgomp.so") for line in maps
+                   if line.split())
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: every OpenMP team has 1 thread")
+def test_calling_threads_openmp_setting_changes_no_bits():
+    """A session whose only device is a CPU runs its steps on the calling thread. That thread's
+    own OpenMP setting (importing PyTorch sets it to torch's default, 1 on 2 vCPUs) does not
+    change the team size oneDNN computes with, the session's intra-op thread count, so a CNN step
+    gives the bits of a session that runs its steps on pool threads (four devices); before
+    ScopedOpenMpThreads the convolutions ran on one thread and the third loss differed."""
+    if not _libgomp_mapped():
+        pytest.skip("built without OpenMP")
+    gomp = ctypes.CDLL("libgomp.so.1")  # the instance the library uses: it is mapped already
+    state = RNG.bit_generator.state
+    saved = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(1)
+    try:
+        losses1, values1, _ = train(cnn, (4, 10, 10, 1), 1)
+        assert gomp.omp_get_max_threads() == 1  # the thread's setting is restored after each call
+    finally:
+        gomp.omp_set_num_threads(saved)
+    RNG.bit_generator.state = state
+    losses4, values4, _ = train(cnn, (4, 10, 10, 1), 4)
+    for a, b in zip(losses1 + values1, losses4 + values4):
         assert_bitwise_equal(a, b)
 
 

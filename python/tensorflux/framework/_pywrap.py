@@ -2,20 +2,26 @@
 
 OpenMP spin: oneDNN (the float GEMMs and convolutions) runs on libgomp, which reads its settings
 from the environment once, when it is loaded. Unless the user set OMP_WAIT_POLICY or
-GOMP_SPINCOUNT, the extension is loaded with OMP_WAIT_POLICY=ACTIVE and GOMP_SPINCOUNT=1000: a
-team's idle thread spins for 1,000 pauses (about 30-50 us on the 2-core machine of
-docs/PERFORMANCE.md) before it sleeps, however many teams the process has. With neither variable
-set, libgomp spins 300,000 pauses (about 11 ms there) while the process's OpenMP threads are no
-more than its cores, and 100 (a few us) once they outnumber them; with GOMP_SPINCOUNT alone it
-spins that count, but still 100 when outnumbered (libgomp takes 1,000 then only under ACTIVE).
-- The long spin: the executor runs a step's chain of GEMMs on one thread, so one team's second
-  thread spun on the other core through the next kernel and the next step, taking the core from
-  the intra-op pool (ResourceApplyAdam 80 -> 367 us in the bench/peer MLP step).
-- The short one: a second team appears as soon as a second thread runs one oneDNN call (a pool
-  thread, say, in the first steps before the executor has measured its kernels), and from then
-  on the step's team slept and woke at every gap between its GEMMs and ParallelFors (about 4.7
-  times a step instead of 2 in the bench/peer MLP, each wake 25-50 us on this VM): steps of
-  845-1,016 against 767-916 us (4 alternated processes, docs/PERFORMANCE.md 2026-12-01).
+GOMP_SPINCOUNT, the extension is loaded with OMP_WAIT_POLICY=ACTIVE and GOMP_SPINCOUNT=10000: a
+team's idle thread spins for 10,000 pauses (about 250 us on the 2-core machine of
+docs/PERFORMANCE.md, 25 ns a pause) before it sleeps while the process's OpenMP threads are no
+more than its cores, and 1,000 once they outnumber them (a second team). With neither variable
+set, libgomp spins 300,000 pauses (about 7.5 ms there) in the first case and 100 (a few us) in
+the second; with GOMP_SPINCOUNT alone it spins that count, but still 100 when outnumbered
+(libgomp takes 1,000 then only under ACTIVE).
+- Not the long default: the executor runs a step's chain of GEMMs on one thread, so one team's
+  second thread spun on the other core through the next kernel and the next step, taking the
+  core from the intra-op pool (ResourceApplyAdam 80 -> 367 us in the bench/peer MLP step).
+  ParallelFor now runs on that team under ACTIVE (core/openmp_team.h), and 250 us is about the
+  longest gap between a step's parallel regions and between one step and the next from Python.
+- Not libgomp's short one: between two GEMMs of the MLP step (its loss and gradient chain, about
+  100 us) and between steps the team slept and woke, twice a step, each wake 25-50 us on this VM.
+  With one team (a session with one CPU device runs its steps on the calling thread), 10,000
+  pauses against 1,000 gave MLP steps 9% faster (docs/PERFORMANCE.md, 2026-12-02); 100,000 no
+  faster than 10,000.
+- A second team appears as soon as a second thread runs one oneDNN call (a session with an
+  inter-op pool, a thread of the user's); libgomp then spins 1,000 pauses, not 100: steps of
+  767-916 against 845-1,016 us (4 alternated processes, docs/PERFORMANCE.md 2026-12-01).
 The variables are set only while the extension loads: the process's environment, and so that of
 the processes it starts (PyTorch in bench/peer, servers), is as the user left it. When another
 module has loaded libgomp before tensorflux is imported, libgomp has read its settings already:
@@ -28,7 +34,7 @@ import contextlib
 import os
 
 # libgomp's wait policy and spin count while a team waits for work (see the module docstring).
-OPENMP_SETTINGS = {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": "1000"}
+OPENMP_SETTINGS = {"OMP_WAIT_POLICY": "ACTIVE", "GOMP_SPINCOUNT": "10000"}
 
 
 def _libgomp_loaded():

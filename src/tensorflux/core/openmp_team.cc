@@ -38,7 +38,22 @@ void RunOnOpenMpTeam(int threads, void (*fn)(void*), void* arg) {
 #pragma omp parallel num_threads(threads)
   fn(arg);
 }
+
+ScopedOpenMpThreads::ScopedOpenMpThreads(int threads) {
+  if (threads < 1) return;
+  const int current = omp_get_max_threads();
+  if (current == threads) return;
+  saved_ = current;
+  omp_set_num_threads(threads);
+}
+
+ScopedOpenMpThreads::~ScopedOpenMpThreads() {
+  if (saved_ > 0) omp_set_num_threads(saved_);
+}
 #else
+ScopedOpenMpThreads::ScopedOpenMpThreads(int) {}
+ScopedOpenMpThreads::~ScopedOpenMpThreads() {}
+
 void NoteOpenMpTeam() {}
 
 bool HasOpenMpTeam() { return false; }

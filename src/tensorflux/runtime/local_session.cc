@@ -44,8 +44,20 @@ LocalSession::LocalSession(const SessionOptions& options)
       LogPlacementLine(absl::StrCat(d->name(), " -> ", d->attributes().physical_device_desc()));
     }
   }
+  // inter_op_parallelism_threads 0 ("the system picks"): a session whose only device is a CPU
+  // runs its steps on the calling thread, as TF does for a negative value. Every oneDNN call
+  // and ParallelFor of that thread already spreads over all cores on its one OpenMP team
+  // (core/openmp_team.h), and oneDNN primitives run one at a time (dnnl_util::TeamGate), so
+  // pool threads running nodes beside it only took cores from that team and added teams of
+  // their own, each with threads that sleep and wake between regions; more than one team makes
+  // libgomp cut every team's spin short. Measured on 2 cores (docs/PERFORMANCE.md, 2026-12-02):
+  // the Fashion-MNIST CNN step 16% faster, the MLP step 1% (9% with a spin that spans the
+  // gaps between its GEMMs). Sessions with more devices (a GPU, several CPU devices) keep one
+  // pool thread per core, so that their partitions run at once.
   const int inter = options_.config.inter_op_parallelism_threads();
-  if (inter >= 0) {
+  const std::vector<Device*>& devices = device_mgr_->ListDevices();
+  const bool one_cpu = devices.size() == 1 && devices[0]->device_type() == "CPU";
+  if (inter > 0 || (inter == 0 && !one_cpu)) {
     inter_op_pool_ = std::make_unique<ThreadPool>(
         "tx_inter_op", inter > 0 ? inter : ThreadPool::DefaultNumThreads());
   }

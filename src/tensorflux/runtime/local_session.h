@@ -44,7 +44,8 @@
 // returns.
 // Run is thread-safe: executors for one signature run concurrently. Cheap kernels run on the
 // calling thread, expensive ones on the inter-op pool (ConfigProto.inter_op_parallelism_threads:
-// 0 = one per core, < 0 = everything on the calling thread); kernels parallelize on the intra-op
+// N > 0 = N threads, < 0 = everything on the calling thread, 0 = the calling thread when the
+// session's only device is a CPU, else one per core); kernels parallelize on the intra-op
 // pool (intra_op_parallelism_threads: 0 = one per core, 1 = single-threaded).
 // RunOptions: trace_level other than NO_TRACE fills run_metadata->step_stats (one
 // DeviceStepStats per device, one NodeExecStats per node run, appended to any already there;

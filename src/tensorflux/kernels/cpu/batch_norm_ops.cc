@@ -163,7 +163,7 @@ Status DnnlForward(OpKernelContext* ctx, const BnLayout& l, bool training, float
                    const float* scale, const float* offset, float* mean, float* var, float* y) {
   Status alloc;
   Tensor buf;  // the scratchpad, alive until Run has waited for the stream
-  Status run = dnnl_util::Run("batch norm forward", [&](dnnl::stream& s) {
+  Status run = dnnl_util::Run(ctx, "batch norm forward", [&](dnnl::stream& s) {
     const auto flags = Flags(training);
     const auto prop = training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
     dnnl::batch_normalization_forward::primitive_desc pd(
@@ -193,7 +193,7 @@ Status DnnlBackward(OpKernelContext* ctx, const BnLayout& l, bool training, floa
   std::vector<float> shift(static_cast<size_t>(l.c), 0.0f);
   Status alloc;
   Tensor buf;  // the scratchpad, alive until Run has waited for the stream
-  Status run = dnnl_util::Run("batch norm backward", [&](dnnl::stream& s) {
+  Status run = dnnl_util::Run(ctx, "batch norm backward", [&](dnnl::stream& s) {
     const auto flags = Flags(training);
     const auto& engine = dnnl_util::CpuEngine();
     const dnnl::primitive_attr attr = dnnl_util::UserScratchpadAttr();

@@ -193,6 +193,9 @@ class DnnlConvCacheImpl : public DnnlConvCache {
       return errors::Internal("oneDNN convolution: a fused epilogue needs the forward direction");
     }
     return dnnl_util::Guard("oneDNN convolution", [&]() -> Status {
+      // Held from the primitive's creation (oneDNN fixes its split over threads then, for the
+      // thread count the gate sets) to stream.wait().
+      dnnl_util::TeamGate gate(ctx);
       std::shared_ptr<const Primitive> p = Lookup(Key{dir, g, bias, epilogue.relu});
       dnnl::engine& eng = dnnl_util::CpuEngine();
       dnnl::stream& stream = dnnl_util::ThreadStream();
@@ -212,7 +215,6 @@ class DnnlConvCacheImpl : public DnnlConvCache {
         a.reorder.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to},
                                    {DNNL_ARG_SCRATCHPAD, scratchpad}});
       };
-      dnnl_util::TeamGate gate;  // from the first reorder to stream.wait()
       const Arg* args[3] = {&p->input, &p->filter, &p->output};
       float* ptrs[3] = {input, filter, output};
       const int computed = dir == Direction::kForward ? 2 : dir == Direction::kBackwardInput ? 0 : 1;

@@ -30,7 +30,11 @@ std::mutex& TeamMutex() {
 }
 }  // namespace
 
-TeamGate::TeamGate() { TeamMutex().lock(); }
+TeamGate::TeamGate(OpKernelContext* ctx)
+    : threads_(ctx->intra_op_thread_pool() != nullptr ? ctx->intra_op_thread_pool()->NumThreads()
+                                                      : 0) {
+  TeamMutex().lock();
+}
 TeamGate::~TeamGate() { TeamMutex().unlock(); }
 
 dnnl::stream& ThreadStream() {

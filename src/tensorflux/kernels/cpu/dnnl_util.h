@@ -24,6 +24,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "tensorflux/core/openmp_team.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
 
@@ -76,23 +77,29 @@ dnnl::stream& ThreadStream();
 // barriers (libgomp's and oneDNN's JIT'd spin barriers) waited on descheduled teammates: on 2
 // cores a CNN training step's Conv2DBackpropFilter took 4x its primitive time. Serialized, each
 // primitive has every core; the other nodes still run on the session's pools meanwhile.
+// While held, the calling thread's OpenMP team has the kernel's intra-op thread count
+// (ConfigProto.intra_op_parallelism_threads; all cores by default), whatever the thread's own
+// OpenMP setting (core/openmp_team.h, ScopedOpenMpThreads).
 class TeamGate {
  public:
-  TeamGate();
+  explicit TeamGate(OpKernelContext* ctx);
   ~TeamGate();
   TeamGate(const TeamGate&) = delete;
   TeamGate& operator=(const TeamGate&) = delete;
+
+ private:
+  ScopedOpenMpThreads threads_;
 };
 
-// Runs fn(stream) on the calling thread's stream (ThreadStream()), under a TeamGate, and waits
-// for it. A dnnl::error
+// Runs fn(stream) on the calling thread's stream (ThreadStream()), under ctx's TeamGate, and
+// waits for it. A dnnl::error
 // thrown while creating descriptors or primitives inside fn becomes INTERNAL
 // "<what>: oneDNN error: ... (status N)"; std::bad_alloc becomes RESOURCE_EXHAUSTED.
 template <typename Fn>
-Status Run(std::string_view what, Fn&& fn) {
+Status Run(OpKernelContext* ctx, std::string_view what, Fn&& fn) {
   try {
     dnnl::stream& stream = ThreadStream();
-    TeamGate gate;
+    TeamGate gate(ctx);
     std::forward<Fn>(fn)(stream);
     stream.wait();
   } catch (const dnnl::error& e) {

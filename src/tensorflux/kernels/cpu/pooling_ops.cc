@@ -193,7 +193,7 @@ Status DnnlForward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, con
                    float* out) {
   Status alloc;
   Tensor buf;  // the scratchpad, alive until Run has waited for the stream
-  Status run = dnnl_util::Run("pooling forward", [&](dnnl::stream& s) {
+  Status run = dnnl_util::Run(ctx, "pooling forward", [&](dnnl::stream& s) {
     dnnl::pooling_forward::primitive_desc pd(
         DnnlPoolDesc(w, kind, dnnl::prop_kind::forward_inference),
         dnnl_util::UserScratchpadAttr(), dnnl_util::CpuEngine());
@@ -213,7 +213,7 @@ Status DnnlBackward(OpKernelContext* ctx, const PoolWindow& w, PoolKind kind, co
                     const float* grad, float* in_grad) {
   Tensor fwd_out, workspace, bwd_buf, fwd_buf;  // alive until Run has waited for the stream
   Status alloc;
-  Status run = dnnl_util::Run("pooling backward", [&](dnnl::stream& s) {
+  Status run = dnnl_util::Run(ctx, "pooling backward", [&](dnnl::stream& s) {
     const auto& engine = dnnl_util::CpuEngine();
     const dnnl::primitive_attr attr = dnnl_util::UserScratchpadAttr();
     dnnl::pooling_forward::primitive_desc fwd_pd(
