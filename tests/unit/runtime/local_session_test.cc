@@ -367,6 +367,54 @@ TEST(LocalSessionTest, NoInterOpPoolRunsOnCaller) {
   EXPECT_EQ(out[0].scalar<float>(), 9.0f);
 }
 
+// Two expensive branches and a join: with inter_op_parallelism_threads 0 a session whose only
+// device is a CPU runs every kernel on the thread that calls Run (no inter-op pool).
+// The inputs are fed (constant ones would be folded: their kernels would run while the graph is
+// optimized) and differ (CSE would merge the branches).
+GraphDef ThreadIdGraph() {
+  GraphDef g;
+  AddPlaceholder(&g, "x", DT_FLOAT, nullptr);
+  AddPlaceholder(&g, "y", DT_FLOAT, nullptr);
+  AddNode(&g, "t1", "TxRtTestThreadId", {"x"});
+  AddNode(&g, "t2", "TxRtTestThreadId", {"y"});
+  AddNode(&g, "sum", "TxRtTestAdd", {"t1", "t2"});
+  AddNode(&g, "t3", "TxRtTestThreadId", {"sum"});
+  return g;
+}
+
+TEST(LocalSessionTest, OneCpuDeviceRunsOnTheCallerByDefault) {
+  auto s = MakeSession(ThreadIdGraph());
+  std::vector<Tensor> out;
+  for (int i = 0; i < 20; ++i) {  // the executor measures costs over the first runs
+    rt_test::ResetThreadsSeen();
+    ASSERT_TRUE(s->Run({{"x", Tensor::Scalar<float>(1.0f)}, {"y", Tensor::Scalar<float>(1.0f)}},
+                       {"t3"}, {}, &out).ok());
+    EXPECT_EQ(out[0].scalar<float>(), 2.0f);
+    EXPECT_EQ(rt_test::ThreadsSeen(), std::set<std::thread::id>{std::this_thread::get_id()});
+  }
+}
+
+TEST(LocalSessionTest, ExplicitInterOpThreadsRunBranchesAtOnce) {
+  GraphDef g;
+  AddPlaceholder(&g, "x", DT_FLOAT, nullptr);
+  AddPlaceholder(&g, "y", DT_FLOAT, nullptr);  // two inputs: CSE would merge the barriers
+  NodeDef* b1 = AddNode(&g, "b1", "TxRtTestBarrier", {"x"});
+  NodeDef* b2 = AddNode(&g, "b2", "TxRtTestBarrier", {"y"});
+  AddNodeAttr("n", int64_t{2}, b1);
+  AddNodeAttr("n", int64_t{2}, b2);
+  AddNode(&g, "sum", "TxRtTestAdd", {"b1", "b2"});
+  ConfigProto config;
+  config.set_inter_op_parallelism_threads(2);
+  auto s = MakeSession(g, config);
+  std::vector<Tensor> out;
+  rt_test::g_barrier_arrived.store(0);
+  // Each barrier waits for the other.
+  const Status st = s->Run(
+      {{"x", Tensor::Scalar<float>(1.0f)}, {"y", Tensor::Scalar<float>(1.0f)}}, {"sum"}, {}, &out);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(out[0].scalar<float>(), 2.0f);
+}
+
 TEST(LocalSessionTest, NewSessionTargets) {
   SessionOptions opts;
   auto s = NewSession(opts);

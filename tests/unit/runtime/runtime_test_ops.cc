@@ -42,6 +42,24 @@ void ResetCounts() {
 }
 
 namespace {
+absl::Mutex g_threads_mu(absl::kConstInit);
+std::set<std::thread::id>& ThreadSet() {
+  static auto* s = new std::set<std::thread::id>;
+  return *s;
+}
+}  // namespace
+
+std::set<std::thread::id> ThreadsSeen() {
+  absl::MutexLock l(&g_threads_mu);
+  return ThreadSet();
+}
+
+void ResetThreadsSeen() {
+  absl::MutexLock l(&g_threads_mu);
+  ThreadSet().clear();
+}
+
+namespace {
 
 REGISTER_OP("TxRtTestConst").Output("y: float").Attr("value: float");
 REGISTER_OP("TxRtTestAdd").Input("a: float").Input("b: float").Output("sum: float");
@@ -59,6 +77,7 @@ REGISTER_OP("TxRtTestAsyncAddOne")
     .Attr("on_thread: bool = false");
 REGISTER_OP("TxRtTestBarrier").Input("x: float").Output("y: float").Attr("n: int");
 REGISTER_OP("TxRtTestNoKernel").Output("y: float");
+REGISTER_OP("TxRtTestThreadId").Input("x: float").Output("y: float");
 REGISTER_OP("TxRtTestWaitForCancel").Input("x: float").Output("y: float");
 
 class ConstOp : public OpKernel {
@@ -220,6 +239,18 @@ class BarrierOp : public OpKernel {
   int64_t n_ = 0;
 };
 
+class ThreadIdOp : public OpKernel {
+ public:
+  explicit ThreadIdOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* ctx) override {
+    {
+      absl::MutexLock l(&g_threads_mu);
+      ThreadSet().insert(std::this_thread::get_id());
+    }
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
 // Returns (with its input) only once its step is cancelled, so a test need not guess how long
 // a step must run for a cancellation or timeout to land in the middle of it.
 class WaitForCancelOp : public OpKernel {
@@ -248,6 +279,7 @@ REGISTER_KERNEL_BUILDER(Name("TxRtTestRefCheck").Device(DEVICE_CPU), RefCheckOp)
 REGISTER_KERNEL_BUILDER(Name("TxRtTestNoOutput").Device(DEVICE_CPU), NoOutputOp);
 REGISTER_KERNEL_BUILDER(Name("TxRtTestAsyncAddOne").Device(DEVICE_CPU), AsyncAddOneOp);
 REGISTER_KERNEL_BUILDER(Name("TxRtTestWaitForCancel").Device(DEVICE_CPU), WaitForCancelOp);
+REGISTER_KERNEL_BUILDER(Name("TxRtTestThreadId").Device(DEVICE_CPU), ThreadIdOp);
 
 }  // namespace
 }  // namespace rt_test

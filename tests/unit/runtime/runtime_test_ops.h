@@ -15,6 +15,7 @@
 //                                       inline, or on a new thread after 1 ms
 //   TxRtTestBarrier(x: float, n: int) -> x   expensive; waits until n barrier kernels are
 //                                       running at once (DEADLINE_EXCEEDED after 60 s)
+//   TxRtTestThreadId(x: float) -> x     expensive; records the thread it ran on (ThreadsSeen)
 //   TxRtTestNoKernel() -> float         op without a kernel
 //   TxRtTestWaitForCancel(x: float) -> x   expensive; returns only once its step is cancelled
 //                                       (INTERNAL after 60 s): a step that is running for
@@ -24,7 +25,9 @@
 #include <atomic>
 #include <cstdint>
 #include <initializer_list>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "tensorflux/framework/node_def_util.h"
 #include "tensorflux/graph.pb.h"
@@ -40,6 +43,9 @@ extern std::atomic<int64_t> g_probe_bytes;
 // Number of TxRtTestRefCheck runs whose input had a single holder / several holders.
 extern std::atomic<int> g_ref_one;
 extern std::atomic<int> g_ref_many;
+// The threads TxRtTestThreadId kernels ran on since the last ResetThreadsSeen().
+std::set<std::thread::id> ThreadsSeen();
+void ResetThreadsSeen();
 // Number of TxRtTestBarrier kernels that have arrived (reset to 0 before a run).
 extern std::atomic<int> g_barrier_arrived;
 // Number of TxRtTestWaitForCancel kernels that have started waiting (reset by the test).
