@@ -1,7 +1,9 @@
 // float32 convolution through oneDNN primitives, cached per kernel (see conv_impl.h).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -89,22 +91,58 @@ void SetArg(Primitive* p, Arg* a, const memory::desc& user, const memory::desc& 
   p->scratchpad_bytes = std::max(p->scratchpad_bytes, pd.scratchpad_desc().get_size());
 }
 
-// The descriptors every direction shares: activations in the user's layout, the filter as `any`.
+// The descriptors every direction shares: activations in the user's layout (as `any` for
+// Winograd, whose primitives take only their blocked layout), the filter as `any`.
 struct ConvDescs {
-  explicit ConvDescs(const ConvGeometry& g)
-      : x(ActivationDesc(g, g.in_rows, g.in_cols, g.in_depth)),
-        y(ActivationDesc(g, g.out_rows, g.out_cols, g.out_depth)),
+  ConvDescs(const ConvGeometry& g, dnnl::algorithm algorithm)
+      : alg(algorithm),
+        user_x(ActivationDesc(g, g.in_rows, g.in_cols, g.in_depth)),
+        user_y(ActivationDesc(g, g.out_rows, g.out_cols, g.out_depth)),
+        x(Requested(g, user_x, g.in_depth)),
+        y(Requested(g, user_y, g.out_depth)),
         w(AnyFilterDesc(g)),
         b({g.out_depth}, memory::data_type::f32, Tag::a),
         strides{g.stride_rows, g.stride_cols},
         dilates{g.dilation_rows - 1, g.dilation_cols - 1},  // oneDNN counts from 0, TF from 1
         pad_l{g.pad_top, g.pad_left},
         pad_r{g.pad_bottom, g.pad_right} {}
-  memory::desc x, y, w, b;
+  memory::desc Requested(const ConvGeometry& g, const memory::desc& user, int64_t depth) const {
+    if (alg != dnnl::algorithm::convolution_winograd) return user;
+    return memory::desc({g.batch, depth, user.dims()[2], user.dims()[3]},
+                        memory::data_type::f32, Tag::any);
+  }
+  dnnl::algorithm alg;
+  memory::desc user_x, user_y, x, y, w, b;
   memory::dims strides, dilates, pad_l, pad_r;
 };
 
-constexpr auto kAlg = dnnl::algorithm::convolution_direct;
+// Whether to ask oneDNN for Winograd F(4x4, 3x3) (Lavin and Gray, "Fast Algorithms for
+// Convolutional Neural Networks", 2016) rather than direct convolution: for 3x3 filters with
+// stride and dilation 1, one group, depths that fill its 16-float vectors and a batch times
+// output size of at least kMinWinogradPixels. It takes 36 multiplies per 4x4 output tile and
+// channel pair where direct convolution takes 144; on the bench/peer CNN's second convolution
+// ([64, 14, 14, 32] -> 64, 2 cores) forward 1.30 vs 1.95 ms, backward data 1.44 vs 1.94,
+// backward filter 1.40 vs 2.38 (docs/PERFORMANCE.md, 2026-12-02). Its results differ from direct
+// convolution's by rounding (the input/output transforms add and scale: about 1e-6 relative
+// here), as cuDNN's Winograd algorithms, which TF and PyTorch use on GPUs, do. oneDNN refuses
+// some shapes and post-op combinations; Build() then takes direct convolution. The environment
+// variable TX_ENABLE_WINOGRAD=0 (read once) keeps every convolution direct.
+constexpr int64_t kMinWinogradPixels = 64 * 7 * 7;
+
+bool WinogradEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TX_ENABLE_WINOGRAD");
+    return v == nullptr || std::string_view(v) != "0";
+  }();
+  return enabled;
+}
+
+bool WantsWinograd(const ConvGeometry& g) {
+  return WinogradEnabled() && g.groups == 1 && !g.depthwise && g.filter_rows == 3 &&
+         g.filter_cols == 3 && g.stride_rows == 1 && g.stride_cols == 1 &&
+         g.dilation_rows == 1 && g.dilation_cols == 1 && g.in_depth % 16 == 0 &&
+         g.out_depth % 16 == 0 && g.batch * g.out_rows * g.out_cols >= kMinWinogradPixels;
+}
 
 // The forward primitive's descriptor, with a bias argument and a ReLU post-op when asked
 // (DnnlEpilogue); the backward primitives take the plain one as their hint.
@@ -118,20 +156,21 @@ dnnl::convolution_forward::primitive_desc ForwardPd(const ConvDescs& d, bool bia
   }
   dnnl::engine& eng = dnnl_util::CpuEngine();
   if (bias) {
-    return {dnnl::convolution_forward::desc(prop, kAlg, d.x, d.w, d.b, d.y, d.strides, d.dilates,
-                                            d.pad_l, d.pad_r),
+    return {dnnl::convolution_forward::desc(prop, d.alg, d.x, d.w, d.b, d.y, d.strides,
+                                            d.dilates, d.pad_l, d.pad_r),
             attr, eng};
   }
-  return {dnnl::convolution_forward::desc(prop, kAlg, d.x, d.w, d.y, d.strides, d.dilates,
+  return {dnnl::convolution_forward::desc(prop, d.alg, d.x, d.w, d.y, d.strides, d.dilates,
                                           d.pad_l, d.pad_r),
           attr, eng};
 }
 
-std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g, bool bias,
-                                       bool relu) {
+std::shared_ptr<const Primitive> BuildWith(dnnl::algorithm alg, Direction dir,
+                                           const ConvGeometry& g, bool bias, bool relu) {
   dnnl::engine& eng = dnnl_util::CpuEngine();
-  const ConvDescs d(g);
+  const ConvDescs d(g, alg);
   const memory::desc &x = d.x, &y = d.y, &w = d.w;
+  const memory::desc &user_x = d.user_x, &user_y = d.user_y;
   const dnnl::primitive_attr attr = UserScratchpad();
   const dnnl::convolution_forward::primitive_desc fwd_pd =
       ForwardPd(d, dir == Direction::kForward && bias, dir == Direction::kForward && relu);
@@ -141,34 +180,48 @@ std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g, boo
     case Direction::kForward:
       p->prim = dnnl::convolution_forward(fwd_pd);
       p->scratchpad_bytes = fwd_pd.scratchpad_desc().get_size();
-      SetArg(p.get(), &p->input, x, fwd_pd.src_desc(), false);
+      SetArg(p.get(), &p->input, user_x, fwd_pd.src_desc(), false);
       SetArg(p.get(), &p->filter, user_w, fwd_pd.weights_desc(), false);
-      SetArg(p.get(), &p->output, y, fwd_pd.dst_desc(), true);
+      SetArg(p.get(), &p->output, user_y, fwd_pd.dst_desc(), true);
       break;
     case Direction::kBackwardInput: {
-      dnnl::convolution_backward_data::desc bd(kAlg, x, w, y, d.strides, d.dilates, d.pad_l,
+      dnnl::convolution_backward_data::desc bd(alg, x, w, y, d.strides, d.dilates, d.pad_l,
                                                d.pad_r);
       dnnl::convolution_backward_data::primitive_desc pd(bd, attr, eng, fwd_pd);
       p->prim = dnnl::convolution_backward_data(pd);
       p->scratchpad_bytes = pd.scratchpad_desc().get_size();
-      SetArg(p.get(), &p->input, x, pd.diff_src_desc(), true);
+      SetArg(p.get(), &p->input, user_x, pd.diff_src_desc(), true);
       SetArg(p.get(), &p->filter, user_w, pd.weights_desc(), false);
-      SetArg(p.get(), &p->output, y, pd.diff_dst_desc(), false);
+      SetArg(p.get(), &p->output, user_y, pd.diff_dst_desc(), false);
       break;
     }
     case Direction::kBackwardFilter: {
-      dnnl::convolution_backward_weights::desc bd(kAlg, x, w, y, d.strides, d.dilates, d.pad_l,
+      dnnl::convolution_backward_weights::desc bd(alg, x, w, y, d.strides, d.dilates, d.pad_l,
                                                   d.pad_r);
       dnnl::convolution_backward_weights::primitive_desc pd(bd, attr, eng, fwd_pd);
       p->prim = dnnl::convolution_backward_weights(pd);
       p->scratchpad_bytes = pd.scratchpad_desc().get_size();
-      SetArg(p.get(), &p->input, x, pd.src_desc(), false);
+      SetArg(p.get(), &p->input, user_x, pd.src_desc(), false);
       SetArg(p.get(), &p->filter, user_w, pd.diff_weights_desc(), true);
-      SetArg(p.get(), &p->output, y, pd.diff_dst_desc(), false);
+      SetArg(p.get(), &p->output, user_y, pd.diff_dst_desc(), false);
       break;
     }
   }
   return p;
+}
+
+// Winograd where WantsWinograd() and oneDNN has it for the geometry and epilogue, else direct
+// convolution. A dnnl::error of the direct one reaches the caller (Guard makes it INTERNAL).
+std::shared_ptr<const Primitive> Build(Direction dir, const ConvGeometry& g, bool bias,
+                                       bool relu) {
+  if (WantsWinograd(g)) {
+    try {
+      return BuildWith(dnnl::algorithm::convolution_winograd, dir, g, bias, relu);
+    } catch (const dnnl::error&) {
+      // unimplemented for this shape or post-op: direct below
+    }
+  }
+  return BuildWith(dnnl::algorithm::convolution_direct, dir, g, bias, relu);
 }
 
 struct Key {

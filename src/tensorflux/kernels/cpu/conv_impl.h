@@ -6,6 +6,9 @@
 //            the filter (or filter gradient) is reordered each call; bench/conv_bench.cc measures
 //            this against all-`any` layouts with activation reorders (see docs/PERFORMANCE.md).
 //            Primitives are cached per kernel instance keyed by the geometry (DnnlConvCache).
+//            3x3 stride-1 convolutions with depths that are multiples of 16 and at least 3,136
+//            batch x output pixels use oneDNN's Winograd F(4x4, 3x3), with activations reordered
+//            to its blocked layout (conv_dnnl.cc, WantsWinograd; TX_ENABLE_WINOGRAD=0: direct).
 //   float64: direct loops (conv_reference.cc), single-threaded: oneDNN has no f64 convolution;
 //            this path exists so the float64 numeric gradient checks exercise the real ops.
 //
