@@ -41,8 +41,9 @@ StatusOr<std::unique_ptr<Worker>> Worker::Create(const WorkerOptions& options) {
   for (Device* d : w->device_mgr_->ListDevices()) {
     TX_RETURN_IF_ERROR(RegisterFunctionLibrary(d->resource_manager(), w->function_runtime_));
   }
-  // TF's rule, as LocalSession: 0 picks one thread per core; negative runs every op on the
-  // caller's thread (RunGraph's, or the RPC thread that completes a _Recv).
+  // TF's rule: 0 picks one thread per core; negative runs every op on the caller's thread
+  // (RunGraph's, or the RPC thread that completes a _Recv). (A LocalSession whose only device
+  // is a CPU runs on the caller for 0 too; a worker keeps its pool.)
   const int inter = options.config.inter_op_parallelism_threads();
   if (inter >= 0) {
     w->pool_ = std::make_unique<ThreadPool>("tx_worker",

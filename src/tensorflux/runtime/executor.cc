@@ -24,7 +24,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
+#include <thread>
 #include <vector>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -422,6 +424,8 @@ Step::Step(const ExecutorImpl* impl) : impl_(impl) {
   runner_ = [this](std::function<void()> fn) {
     if (args_.inter_op_pool != nullptr) {
       args_.inter_op_pool->Schedule(std::move(fn));
+    } else if (args_.runner != nullptr) {
+      (*args_.runner)(std::move(fn));
     } else {
       fn();
     }
@@ -828,7 +832,62 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(const ExecutorParams& param
   return std::unique_ptr<Executor>(std::move(impl));
 }
 
+namespace {
+
+// The work other threads hand to the steps that this thread runs and waits for in
+// Executor::Run. One per thread, so that a Run nested in a kernel of another (a function call)
+// also runs the outer step's work while it waits.
+struct CallerWork {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> queue;
+};
+
+CallerWork& ThisThreadsWork() {
+  thread_local CallerWork work;
+  return work;
+}
+
+}  // namespace
+
 Status Executor::Run(const Args& args) {
+  if (args.inter_op_pool == nullptr && args.runner == nullptr) {
+    CallerWork* work = &ThisThreadsWork();
+    const std::thread::id owner = std::this_thread::get_id();
+    std::function<void(std::function<void()>)> runner = [work,
+                                                         owner](std::function<void()> fn) {
+      if (std::this_thread::get_id() == owner) {
+        fn();
+        return;
+      }
+      std::lock_guard<std::mutex> l(work->mu);
+      work->queue.push_back(std::move(fn));
+      work->cv.notify_all();
+    };
+    Args a = args;
+    a.runner = &runner;
+    bool finished = false;
+    Status result;
+    RunAsync(a, [&](const Status& s) {
+      std::lock_guard<std::mutex> l(work->mu);
+      result = s;
+      finished = true;
+      work->cv.notify_all();
+    });
+    // Nothing is handed to the step once it has finished: what is handed is what finishes its
+    // nodes.
+    std::unique_lock<std::mutex> l(work->mu);
+    while (true) {
+      work->cv.wait(l, [&] { return finished || !work->queue.empty(); });
+      if (work->queue.empty()) break;
+      std::function<void()> fn = std::move(work->queue.front());
+      work->queue.pop_front();
+      l.unlock();
+      fn();
+      l.lock();
+    }
+    return result;
+  }
   std::mutex mu;
   std::condition_variable cv;
   bool finished = false;

@@ -45,6 +45,11 @@ class Executor {
     // cancellation manager is cancelled, so partitions waiting in a _Recv stop with that error.
     Rendezvous* rendezvous = nullptr;
     ThreadPool* inter_op_pool = nullptr;  // nullptr: run everything on the calling thread
+    // With no inter_op_pool: runs the work that another thread hands to this step (an async
+    // kernel's done, called by the thread that finished its wait: an enqueue of another step, a
+    // sender, a cancellation). nullptr: that thread runs it. Executor::Run sets it so that the
+    // work comes back to the thread waiting in Run (see there).
+    std::function<void(std::function<void()>)>* runner = nullptr;
     // When non-null, one NodeExecStats per node run (runtime/node_exec_stats.h), merged into the
     // DeviceStepStats of this executor's device when the step ends.
     StepStats* step_stats = nullptr;
@@ -60,7 +65,11 @@ class Executor {
   // Runs one step; `done` is called exactly once, from any thread. Thread-safe: several steps
   // may run at once.
   virtual void RunAsync(const Args& args, DoneCallback done) = 0;
-  // Blocking form.
+  // Blocking form. With neither inter_op_pool nor runner, every kernel of the step runs on the
+  // calling thread: work that another thread hands to the step (a dequeue that another step's
+  // enqueue finished) is queued for this thread, which runs it while it waits, rather than run
+  // by that thread (which would then run the rest of this step before its own returned, and
+  // deadlock where that rest waits for what the other thread does next, e.g. a lock it holds).
   Status Run(const Args& args);
 
   virtual const Graph& graph() const = 0;

@@ -394,6 +394,39 @@ TEST(LocalSessionTest, OneCpuDeviceRunsOnTheCallerByDefault) {
   }
 }
 
+// A step waiting in a dequeue that another thread's step (an enqueue) finishes runs the rest of
+// its kernels on its own calling thread, not on the thread that enqueued: that one's Run returns
+// without doing the other step's work (which, in a py_func taking a lock the producer holds
+// around Run, deadlocked).
+TEST(LocalSessionTest, WorkAnotherStepFinishesComesBackToTheCaller) {
+  GraphDef g;
+  NodeDef* q = AddNode(&g, "q", "FIFOQueueV2");
+  AddNodeAttr("component_types", std::vector<DataType>{DT_FLOAT}, q);
+  AddNodeAttr("capacity", int64_t{-1}, q);
+  AddPlaceholder(&g, "x", DT_FLOAT, nullptr);
+  AddNodeAttr("Tcomponents", std::vector<DataType>{DT_FLOAT},
+              AddNode(&g, "enq", "QueueEnqueueV2", {"q", "x"}));
+  AddNodeAttr("component_types", std::vector<DataType>{DT_FLOAT},
+              AddNode(&g, "deq", "QueueDequeueV2", {"q"}));
+  AddNode(&g, "t", "TxRtTestThreadId", {"deq"});
+  auto s = MakeSession(g);
+  rt_test::ResetThreadsSeen();
+  std::thread::id consumer_id;
+  Status consumer_status;
+  std::vector<Tensor> got;
+  std::thread consumer([&] {
+    consumer_id = std::this_thread::get_id();
+    consumer_status = s->Run({}, {"t"}, {}, &got);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the dequeue waits
+  std::vector<Tensor> out;
+  ASSERT_TRUE(s->Run({{"x", Tensor::Scalar<float>(4.0f)}}, {}, {"enq"}, &out).ok());
+  consumer.join();
+  ASSERT_TRUE(consumer_status.ok()) << consumer_status;
+  EXPECT_EQ(got[0].scalar<float>(), 4.0f);
+  EXPECT_EQ(rt_test::ThreadsSeen(), std::set<std::thread::id>{consumer_id});
+}
+
 TEST(LocalSessionTest, ExplicitInterOpThreadsRunBranchesAtOnce) {
   GraphDef g;
   AddPlaceholder(&g, "x", DT_FLOAT, nullptr);
