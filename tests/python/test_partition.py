@@ -134,6 +134,38 @@ def test_calling_threads_openmp_setting_changes_no_bits():
         assert_bitwise_equal(a, b)
 
 
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: every OpenMP team has 1 thread")
+def test_one_intra_op_thread_is_one_openmp_thread_whatever_the_callers_setting():
+    """intra_op_parallelism_threads=1 gives the CPU device no intra-op pool; oneDNN's team then
+    has 1 thread, not the calling thread's own OpenMP count (all cores by default), so the
+    convolution gradients have the same bits on threads set to 1 and to 2 OpenMP threads."""
+    if not _libgomp_mapped():
+        pytest.skip("built without OpenMP")
+    gomp = ctypes.CDLL("libgomp.so.1")
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((16, 14, 14, 32)).astype(np.float32)
+    wv = (rng.standard_normal((3, 3, 32, 64)) * 0.1).astype(np.float32)
+    g = tx.Graph()
+    with g.as_default():
+        x = tx.placeholder(tx.float32, xv.shape)
+        w = tx.placeholder(tx.float32, wv.shape)
+        y = tx.nn.relu(tx.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"))
+        grads = tx.gradients(tx.reduce_sum(y * y), [x, w])
+    saved = gomp.omp_get_max_threads()
+    results = []
+    try:
+        for threads in (1, 2):
+            gomp.omp_set_num_threads(threads)
+            config = tx.ConfigProto(intra_op_parallelism_threads=1)
+            with tx.Session(graph=g, config=config) as sess:
+                results.append(sess.run(grads, {x: xv, w: wv}))
+            assert gomp.omp_get_max_threads() == threads
+    finally:
+        gomp.omp_set_num_threads(saved)
+    for a, b in zip(*results):
+        assert_bitwise_equal(a, b)
+
+
 def test_error_on_one_device_fails_the_step(graph):
     with tx.device(DEVICES[1]):
         x = tx.placeholder(tx.float32, [3])

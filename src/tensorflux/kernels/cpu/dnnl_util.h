@@ -78,7 +78,8 @@ dnnl::stream& ThreadStream();
 // cores a CNN training step's Conv2DBackpropFilter took 4x its primitive time. Serialized, each
 // primitive has every core; the other nodes still run on the session's pools meanwhile.
 // While held, the calling thread's OpenMP team has the kernel's intra-op thread count
-// (ConfigProto.intra_op_parallelism_threads; all cores by default), whatever the thread's own
+// (ConfigProto.intra_op_parallelism_threads; all cores by default; 1 where the device has no
+// intra-op pool, as with intra_op_parallelism_threads 1), whatever the thread's own
 // OpenMP setting (core/openmp_team.h, ScopedOpenMpThreads).
 class TeamGate {
  public:

@@ -34,8 +34,9 @@ struct GemmDims {
   }
 };
 
-// c = op(a) x op(b) with the fastest path for the size (see above). `pool` (may be null) is used
-// by the integer path only; the float/double libraries bring their own threads.
+// c = op(a) x op(b) with the fastest path for the size (see above). `pool` (may be null) splits
+// the integer path's rows and sizes oneDNN's OpenMP team for float (its thread count; 1 when
+// null); OpenBLAS (double, float without oneDNN) brings its own threads.
 // T is float, double, int32_t or int64_t (explicitly instantiated in gemm.cc).
 template <typename T>
 void Gemm(const GemmDims& d, const T* a, const T* b, T* c, ThreadPool* pool);
