@@ -46,7 +46,11 @@
 // calling thread, expensive ones on the inter-op pool (ConfigProto.inter_op_parallelism_threads:
 // N > 0 = N threads, < 0 = everything on the calling thread, 0 = the calling thread when the
 // session's only device is a CPU, else one per core); kernels parallelize on the intra-op
-// pool (intra_op_parallelism_threads: 0 = one per core, 1 = single-threaded).
+// pool (intra_op_parallelism_threads: 0 = one per core, 1 = single-threaded). The calling
+// thread is the better default where the step's time is in kernels that use every core
+// themselves (oneDNN, ParallelFor: measured on 2 cores, docs/PERFORMANCE.md 2026-12-02); a
+// graph of many independent kernels too small to split (hundreds of small variables' updates
+// on a many-core machine, say) may run faster with an explicit inter_op_parallelism_threads.
 // RunOptions: trace_level other than NO_TRACE fills run_metadata->step_stats (one
 // DeviceStepStats per device, one NodeExecStats per node run, appended to any already there;
 // the fields are in runtime/node_exec_stats.h); timeout_in_ms (else
