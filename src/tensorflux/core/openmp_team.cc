@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "tensorflux/core/threadpool.h"
+
 #ifdef TX_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -39,8 +41,8 @@ void RunOnOpenMpTeam(int threads, void (*fn)(void*), void* arg) {
   fn(arg);
 }
 
-ScopedOpenMpThreads::ScopedOpenMpThreads(int threads) {
-  if (threads < 1) return;
+ScopedOpenMpThreads::ScopedOpenMpThreads(const ThreadPool* intra_op_pool) {
+  const int threads = intra_op_pool != nullptr ? intra_op_pool->NumThreads() : 1;
   const int current = omp_get_max_threads();
   if (current == threads) return;
   saved_ = current;
@@ -51,7 +53,7 @@ ScopedOpenMpThreads::~ScopedOpenMpThreads() {
   if (saved_ > 0) omp_set_num_threads(saved_);
 }
 #else
-ScopedOpenMpThreads::ScopedOpenMpThreads(int) {}
+ScopedOpenMpThreads::ScopedOpenMpThreads(const ThreadPool*) {}
 ScopedOpenMpThreads::~ScopedOpenMpThreads() {}
 
 void NoteOpenMpTeam() {}

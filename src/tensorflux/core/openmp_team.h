@@ -17,6 +17,8 @@
 
 namespace tensorflux {
 
+class ThreadPool;
+
 // Notes that the calling thread now leads an OpenMP team. No-op when built without OpenMP.
 void NoteOpenMpTeam();
 
@@ -33,16 +35,17 @@ void EnableOpenMpTeamParallelFor(bool enabled);
 // returns when all have returned. Only call when HasOpenMpTeam(); fn must not throw.
 void RunOnOpenMpTeam(int threads, void (*fn)(void*), void* arg);
 
-// For its lifetime, the calling thread's OpenMP parallel regions (oneDNN's calls) use `threads`
-// threads (values < 1 leave the setting alone); the thread's own setting is restored after. The
-// kernels that call oneDNN hold one with the session's intra-op thread count, so that oneDNN
+// For its lifetime, the calling thread's OpenMP parallel regions (oneDNN's calls) use
+// intra_op_pool->NumThreads() threads, 1 when the pool is null (a device without an intra-op
+// pool: intra_op_parallelism_threads 1); the thread's own setting is restored after. The
+// kernels that call oneDNN hold one with their OpKernelContext's intra-op pool, so that oneDNN
 // follows ConfigProto.intra_op_parallelism_threads, and a step computes with the same team size,
 // and so the same bits, on every thread: a thread's setting is otherwise whatever was last set
 // on it (importing PyTorch sets the importing thread's to torch's default, 1 on 2 vCPUs, which
 // made a session running on that thread compute its convolutions on one core).
 class ScopedOpenMpThreads {
  public:
-  explicit ScopedOpenMpThreads(int threads);
+  explicit ScopedOpenMpThreads(const ThreadPool* intra_op_pool);
   ~ScopedOpenMpThreads();
   ScopedOpenMpThreads(const ScopedOpenMpThreads&) = delete;
   ScopedOpenMpThreads& operator=(const ScopedOpenMpThreads&) = delete;

@@ -56,7 +56,7 @@ LocalSession::LocalSession(const SessionOptions& options)
   // pool thread per core, so that their partitions run at once.
   const int inter = options_.config.inter_op_parallelism_threads();
   const std::vector<Device*>& devices = device_mgr_->ListDevices();
-  const bool one_cpu = devices.size() == 1 && devices[0]->device_type() == "CPU";
+  const bool one_cpu = devices.size() == 1 && devices[0]->device_type() == DEVICE_CPU;
   if (inter > 0 || (inter == 0 && !one_cpu)) {
     inter_op_pool_ = std::make_unique<ThreadPool>(
         "tx_inter_op", inter > 0 ? inter : ThreadPool::DefaultNumThreads());

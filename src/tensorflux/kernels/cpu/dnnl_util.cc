@@ -30,10 +30,7 @@ std::mutex& TeamMutex() {
 }
 }  // namespace
 
-// No intra-op pool (intra_op_parallelism_threads 1): single-threaded, not the thread's setting.
-TeamGate::TeamGate(OpKernelContext* ctx)
-    : threads_(ctx->intra_op_thread_pool() != nullptr ? ctx->intra_op_thread_pool()->NumThreads()
-                                                      : 1) {
+TeamGate::TeamGate(OpKernelContext* ctx) : threads_(ctx->intra_op_thread_pool()) {
   TeamMutex().lock();
 }
 TeamGate::~TeamGate() { TeamMutex().unlock(); }

@@ -78,7 +78,7 @@ void Gemm<float>(const GemmDims& d, const float* a, const float* b, float* c, Th
   // sizes, leading dimensions >= the row lengths). It runs on an OpenMP team led by this thread,
   // which this thread's ParallelFor calls use from now on (core/openmp_team.h), of the intra-op
   // pool's size (the session's intra_op_parallelism_threads; no pool: 1 thread).
-  ScopedOpenMpThreads threads(pool != nullptr ? pool->NumThreads() : 1);
+  ScopedOpenMpThreads threads(pool);
   NoteOpenMpTeam();
   dnnl_sgemm(d.ta ? 'T' : 'N', d.tb ? 'T' : 'N', d.m, d.n, d.k, 1.0f, a, Lda(d), b, Ldb(d), 0.0f,
              c, d.n);
