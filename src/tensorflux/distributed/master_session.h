@@ -90,8 +90,9 @@ class MasterSession {
   Status Run(const RunStepRequest& request, const NamedTensors& feeds, RunStepResponse* response,
              NamedTensors* fetched);
   // Run without waiting: `done` gets the step's status once every task's RunGraph has answered
-  // (a failed step's: once their CleanupGraph have answered too, see above), on this thread before RunAsync returns when they all finish inline (a step of cheap nodes on
-  // the master's own task), else on the thread that finished the last one. Once the step's
+  // (a failed step's: once their CleanupGraph have answered too, see above), on this thread
+  // before RunAsync returns when they all finish inline (a step of cheap nodes on the master's
+  // own task), else on the thread that finished the last one. Once the step's
   // signature is compiled nothing here waits for another thread, so a gRPC callback thread may
   // call it; compiling a new signature (placement, partitioning, RegisterGraph on each task)
   // blocks and runs through `run_blocking` (null: on this thread). `opts` (may be null):
