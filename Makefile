@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 600
 ASAN_CXX  ?= $(shell command -v clang++ 2>/dev/null)
 ASAN_FLAGS = $(if $(ASAN_CXX),-DCMAKE_CXX_COMPILER=$(ASAN_CXX) -DCMAKE_C_COMPILER=$(subst clang++,clang,$(ASAN_CXX)) -DTX_FUZZ=ON)
 
-.PHONY: all build test test-cc test-py demo bench bench-peer test-asan asan-setup asan-configure fuzz setup clean
+.PHONY: all build test test-cc test-py demo bench bench-peer oracle test-asan asan-setup asan-configure fuzz setup clean
 
 all: build
 
@@ -43,6 +43,11 @@ bench: build
 bench-peer: build
 	@TENSORFLUX_SETUP_EXTRAS=1 scripts/setup
 	@scripts/run-bench $(BUILD_DIR) --peer
+
+# oracle: TensorFlow 2.15 (PyPI) in a virtualenv and the reference data under tests/data/oracle
+# regenerated from it (scripts/oracle). make test never needs it.
+oracle: build
+	@scripts/oracle
 
 asan-setup:
 	@TENSORFLUX_SETUP_SANITIZE=1 scripts/setup

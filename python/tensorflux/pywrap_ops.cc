@@ -11,6 +11,8 @@
 #include "pywrap_common.h"
 #include "tensorflux/framework/node_def_util.h"
 #include "tensorflux/framework/op.h"
+#include "tensorflux/framework/op_kernel.h"
+#include "tensorflux/gradients/gradients.h"
 #include "tensorflux/framework/shape_inference.h"
 #include "tensorflux/node_def.pb.h"
 #include "tensorflux/op_def.pb.h"
@@ -122,6 +124,13 @@ py::tuple InferNode(py::bytes serialized, py::sequence input_shapes, py::sequenc
   return py::make_tuple(py::bytes(filled), in_list, out_list, shape_list);
 }
 
+// "gradient" (a gradient function), "none" (registered as carrying no gradient) or "missing".
+std::string GradientKind(const std::string& op) {
+  GradFunc fn;
+  if (!GradientRegistry::Global()->Lookup(op, &fn).ok()) return "missing";
+  return fn ? "gradient" : "none";
+}
+
 }  // namespace
 
 void RegisterOpFunctions(py::module_& m) {
@@ -136,6 +145,15 @@ void RegisterOpFunctions(py::module_& m) {
         "dtype enums, output dtype enums, output shapes in the same form as input_shapes). "
         "Raises NotFoundError for an unknown op and InvalidArgumentError for bad attrs or "
         "incompatible shapes.");
+  m.def(
+      "kernel_list",
+      [](const std::string& op) { return KernelRegistry::Global()->ListKernels(op); },
+      py::arg("op"),
+      "The op's registered kernels, one line each: \"OP: device='CPU'; T in [float, double]\" "
+      "(a constraint per type attr; '; priority=N' when not 0). Empty for an unknown op.");
+  m.def("gradient_kind", &GradientKind, py::arg("op"),
+        "'gradient' when the op has a registered gradient function, 'none' when it is registered "
+        "as carrying no gradient (REGISTER_NO_GRADIENT), 'missing' otherwise.");
 }
 
 }  // namespace tensorflux::python
