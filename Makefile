@@ -33,15 +33,18 @@ test: build
 demo: build
 	@scripts/demo $(BUILD_DIR)
 
-# The benchmarks also need python3-torch (bench/peer), installed by setup's extras.
+# The benchmarks also need python3-torch (bench/peer), installed by setup's extras, and the
+# PyPI peers' virtualenvs (scripts/peers: PyTorch 2.x, TensorFlow 2.15).
 bench: build
 	@TENSORFLUX_SETUP_EXTRAS=1 scripts/setup
+	@scripts/peers
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target tx_benches
 	@scripts/run-bench $(BUILD_DIR)
 
-# bench-peer: only bench/peer/peer.py (TensorFlux against PyTorch, MLP and CNN, one epoch each).
+# bench-peer: only bench/peer/peer.py (TensorFlux against its peers, MLP and CNN, one epoch each).
 bench-peer: build
 	@TENSORFLUX_SETUP_EXTRAS=1 scripts/setup
+	@scripts/peers
 	@scripts/run-bench $(BUILD_DIR) --peer
 
 # oracle: TensorFlow 2.15 (PyPI) in a virtualenv and the reference data under tests/data/oracle

@@ -1,29 +1,36 @@
-"""TensorFlux against PyTorch on the Fashion-MNIST MLP and CNN, in one run (issue 8, make bench).
+"""TensorFlux against its peers on the Fashion-MNIST MLP and CNN, in one run (make bench).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/peer/peer.py [--models mlp,cnn] [--steps N]
-                                                                [--rounds N]
+                                                [--rounds N] [--peers torch-debian,torch,...]
 
-Both systems train the same models (examples/fashion_mnist/model.py: mlp_logits, 784-256-ReLU-10
-at batch 128; cnn_logits without dropout or L2, conv32-pool-conv64-pool-dense128-dense10 at
-batch 64) with Glorot-uniform kernels, zero biases, Adam (lr 1e-3, eps 1e-8) and softmax cross
-entropy, on the same batches (one epoch of the training set in the same shuffled order, fed from
-numpy arrays in both), then evaluate test accuracy. PyTorch (Debian's python3-torch) runs in a
-subprocess with torch.set_num_threads(2) and OMP_WAIT_POLICY=PASSIVE, as shared/PEERS.md says is
-fair on 2 cores: its OpenMP threads otherwise spin against OpenBLAS's. TensorFlux runs with its
-defaults.
+The peers (PEERS below): Debian's PyTorch 1.13 (eager), PyTorch from PyPI (eager, and
+torch.compile) in the virtualenv scripts/peers makes, and TensorFlow 2.15 (tf.compat.v1 graph
+mode Session, oneDNN on) in the oracle's virtualenv (scripts/oracle). A peer whose Python is
+missing is reported and left out; one that fails to train (torch.compile without a working
+compiler) is dropped with its reason. Each runs in its own worker process
+(bench/peer/trainers.py).
 
-Speed: each step's wall time (batch indexing, the feed and the step) is taken. The two systems
-train at the same time, in windows of --window steps run back to back: TensorFlux's window k,
-then PyTorch's window k (the order alternates from one window to the next), each process waiting
-while the other runs. This machine's speed changes from one second to the next by up to 2x (a
+All systems train the same models (examples/fashion_mnist/model.py: mlp_logits,
+784-256-ReLU-10 at batch 128; cnn_logits without dropout or L2,
+conv32-pool-conv64-pool-dense128-dense10 at batch 64) with Glorot-uniform kernels, zero biases,
+Adam (lr 1e-3, eps 1e-8) and softmax cross entropy, on the same batches (one epoch of the
+training set in the same shuffled order, fed from numpy arrays), then evaluate test accuracy.
+The peers run with 2 intra-op threads (shared/PEERS.md): PyTorch with OMP_WAIT_POLICY=PASSIVE
+(its OpenMP threads otherwise spin against OpenBLAS's), TensorFlow with oneDNN on and
+--tf-inter-op inter-op threads. TensorFlux runs with its defaults.
+
+Speed: each step's wall time (batch indexing, the feed and the step) is taken. The systems train
+at the same time, in windows of --window steps run back to back: window k by every system one
+after the other (which goes first rotates from one window to the next), each process waiting
+while another runs. This machine's speed changes from one second to the next by up to 2x (a
 shared VM), so two runs one after the other can differ by more than the systems do; windows run
-next to each other see the same machine. The ratio is the median over windows after the first
-20 steps of (PyTorch's time / TensorFlux's time for the window's batches); images/s of each is
-the median over those windows. Prints one table row per model and round (images/s of each, the
-ratio, one-epoch test accuracy of each), with --rounds N > 1 the median ratio over the rounds,
-and the machine's load average at the start and end: figures taken with a load above ~0.5 are
-not final.
-Exit status 2 when the data or torch is missing.
+next to each other see the same machine. A peer's ratio is the median over windows after the
+first 20 steps of (the peer's time / TensorFlux's time for the window's batches); images/s of
+each is the median over those windows. Prints per model and round one row per system (images/s,
+ratio, one-epoch test accuracy) and the ratio against the fastest peer; with --rounds N > 1 the
+median ratios over the rounds; and the machine's load average at the start and end: figures
+taken with a load above ~0.5 are not final.
+Exit status 2 when the data is missing.
 """
 
 import argparse
@@ -123,99 +130,74 @@ class TensorFluxTrainer:
         self.sess.close()
 
 
-class TorchTrainer:
-    """The same model in PyTorch (in the worker process): train(batches) -> seconds per step."""
-
-    def __init__(self, name, data, seed, threads, channels_last):
-        import torch
-        from torch import nn
-
-        self.torch = torch
-        torch.set_num_threads(threads)
-        torch.manual_seed(seed)
-        self.data = data
-        if name == "mlp":
-            net = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
-        else:
-            net = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                                nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                                nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(),
-                                nn.Linear(128, 10))
-        for m in net.modules():
-            if isinstance(m, (nn.Linear, nn.Conv2d)):
-                nn.init.xavier_uniform_(m.weight)
-                nn.init.zeros_(m.bias)
-        self.memory_format = torch.channels_last if channels_last else torch.contiguous_format
-        self.net = net.to(memory_format=self.memory_format)
-        self.opt = torch.optim.Adam(net.parameters(), lr=1e-3, eps=1e-8)
-        self.loss_fn = nn.CrossEntropyLoss()
-
-    def images(self, a):  # NHWC numpy -> NCHW tensor
-        return self.torch.from_numpy(np.ascontiguousarray(a.transpose(0, 3, 1, 2))).contiguous(
-            memory_format=self.memory_format)
-
-    def train(self, batch_indices):
-        train_x, train_y = self.data[0], self.data[1]
-        self.net.train()
-        times = []
-        for idx in batch_indices:
-            t0 = time.perf_counter()
-            xb, yb = self.images(train_x[idx]), self.torch.from_numpy(train_y[idx]).long()
-            self.opt.zero_grad(set_to_none=True)
-            self.loss_fn(self.net(xb), yb).backward()
-            self.opt.step()
-            times.append(time.perf_counter() - t0)
-        return times
-
-    def accuracy(self):
-        test_x, test_y = self.data[2], self.data[3]
-        self.net.eval()
-        right = 0
-        with self.torch.no_grad():
-            for i in range(0, len(test_x), 1000):
-                pred = self.net(self.images(test_x[i:i + 1000])).argmax(1).numpy()
-                right += int((pred == test_y[i:i + 1000]).sum())
-        return right / len(test_x)
-
-    def close(self):
-        pass
+PEERS = {
+    # name: (how to find its Python, worker kind, what it is)
+    "torch-debian": ("debian", "torch", "Debian's PyTorch 1.13, eager"),
+    "torch": ("peer-venv", "torch", "PyTorch from PyPI, eager"),
+    "torch-compile": ("peer-venv", "torch-compile", "PyTorch from PyPI, torch.compile"),
+    "tensorflow": ("oracle-venv", "tensorflow", "TensorFlow 2.15, tf.compat.v1 Session"),
+}
+DEFAULT_PEERS = "torch-debian,torch,torch-compile,tensorflow"
 
 
-def torch_worker(args):
-    """--torch-worker: serves one JSON request per stdin line, one JSON reply per stdout line:
-    {"op": "init", "model": m} -> {}, {"op": "train", "start": s, "count": k} -> {"times": [...]}
-    (batches s .. s + k - 1 of the epoch's order), {"op": "accuracy"} -> {"test_accuracy": a}.
-    Exits at end of input. The replies go to the original stdout alone: whatever else writes to
-    file descriptor 1 (torch, oneDNN's verbose mode, a print) goes to stderr instead."""
+def peer_python(where):
+    """The Python that runs a peer: Debian's, or a virtualenv's (scripts/peers makes the PyPI
+    PyTorch one, scripts/oracle the TensorFlow one); None when that virtualenv is missing."""
+    home = os.path.expanduser("~/.cache/tensorflux")
+    if where == "debian":
+        return "/usr/bin/python3"
+    venv = os.environ.get("TX_PEER_VENV" if where == "peer-venv" else "TX_ORACLE_VENV",
+                          os.path.join(home, where))
+    py = os.path.join(venv, "bin", "python")
+    return py if os.path.exists(py) else None
+
+
+def make_trainer(kind, name, data, args):
+    import trainers  # bench/peer/trainers.py
+
+    if kind == "tensorflow":
+        return trainers.TensorFlowTrainer(name, data, args.seed, args.threads, args.tf_inter_op)
+    return trainers.TorchTrainer(name, data, args.seed, args.threads, args.channels_last,
+                                 compile=kind == "torch-compile")
+
+
+def peer_worker(args):
+    """--peer-worker KIND: serves one JSON request per stdin line, one JSON reply per stdout line:
+    {"op": "init", "model": m} -> {} (or {"error": message} when the peer cannot build it),
+    {"op": "train", "start": s, "count": k} -> {"times": [...]} (batches s .. s + k - 1 of the
+    epoch's order), {"op": "accuracy"} -> {"test_accuracy": a}. Exits at end of input. The
+    replies go to the original stdout alone: whatever else writes to file descriptor 1 (the
+    peer's libraries, oneDNN's verbose mode, a print) goes to stderr instead."""
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        sys.stderr.write("PyTorch not found: install Debian's python3-torch\n")
-        sys.exit(2)
     data = load(args.files)
     trainer, order = None, None
     for line in sys.stdin:
         req = json.loads(line)
         if req["op"] == "init":
-            trainer = TorchTrainer(req["model"], data, args.seed, args.threads,
-                                   args.channels_last)
-            order = batches(len(data[0]), BATCH[req["model"]], args.seed, args.steps)
-            reply = {}
+            try:
+                trainer = make_trainer(args.peer_worker, req["model"], data, args)
+                order = batches(len(data[0]), BATCH[req["model"]], args.seed, args.steps)
+                reply = {}
+            except ImportError as e:
+                reply = {"error": "%s: %s" % (type(e).__name__, e)}
         elif req["op"] == "train":
-            reply = {"times": trainer.train(order[req["start"]:req["start"] + req["count"]])}
+            try:
+                reply = {"times": trainer.train(order[req["start"]:req["start"] + req["count"]])}
+            except Exception as e:  # e.g. torch.compile without a working compiler
+                reply = {"error": "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:300])}
         else:
             reply = {"test_accuracy": trainer.accuracy()}
         out.write(json.dumps(reply) + "\n")
         out.flush()
 
 
-class TorchWorker:
-    """Driver side of torch_worker: this script in a subprocess with the peer's fair settings
-    (PEERS.md: 2 threads, OMP_WAIT_POLICY=PASSIVE). Each reply is awaited at most
-    REPLY_TIMEOUT seconds; a worker that exits or stalls ends the benchmark with its message."""
+class PeerWorker:
+    """Driver side of peer_worker: this script in a subprocess of the peer's Python with the
+    peer's fair settings (shared/PEERS.md: 2 intra-op threads; OMP_WAIT_POLICY=PASSIVE for
+    PyTorch; TensorFlow with oneDNN on). Each reply is awaited at most REPLY_TIMEOUT seconds; a
+    worker that exits or stalls ends the benchmark with its message."""
 
     REPLY_TIMEOUT = 600
 
@@ -240,12 +222,18 @@ class TorchWorker:
         return line.decode(), False
 
     @classmethod
-    def start(cls, args, files):
-        env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
-        env.pop("GOMP_SPINCOUNT", None)  # would override PASSIVE's zero spin in libgomp
-        cmd = [sys.executable, os.path.abspath(__file__), "--torch-worker",
+    def start(cls, peer, python, args, files):
+        kind = PEERS[peer][1]
+        env = dict(os.environ, PYTHONPATH=HERE)
+        if kind == "tensorflow":
+            env.update(TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="2")
+        else:
+            env["OMP_WAIT_POLICY"] = "PASSIVE"
+            env.pop("GOMP_SPINCOUNT", None)  # would override PASSIVE's zero spin in libgomp
+        cmd = [python, os.path.abspath(__file__), "--peer-worker", kind,
                "--steps", str(args.steps), "--seed", str(args.seed),
-               "--threads", str(args.threads), "--files"] + list(files)
+               "--threads", str(args.threads), "--tf-inter-op", str(args.tf_inter_op),
+               "--files"] + list(files)
         if args.channels_last:
             cmd.append("--channels-last")
         return cls(cmd, env)
@@ -262,7 +250,7 @@ class TorchWorker:
         if stalled:
             self.proc.kill()
         code = self.proc.wait()
-        sys.stderr.write("the PyTorch worker %s\n" % (
+        sys.stderr.write("the peer's worker %s\n" % (
             "sent no reply within %g s" % self.REPLY_TIMEOUT if stalled else
             "exited with status %d" % code))
         sys.exit(code if not stalled and code > 0 else 1)
@@ -272,17 +260,29 @@ class TorchWorker:
         self.proc.wait()
 
 
-class TorchProxy:
-    """A TorchTrainer in the worker process, with TensorFluxTrainer's methods."""
+class PeerUnavailable(Exception):
+    """The peer cannot train this model here (its library is missing, or torch.compile fails)."""
 
-    def __init__(self, worker, name):
-        self.worker, self.start = worker, 0
-        worker.call(op="init", model=name)
+    def __init__(self, peer, message):
+        super().__init__(message)
+        self.peer = peer
+
+
+class PeerProxy:
+    """A peer's trainer in its worker process, with TensorFluxTrainer's methods."""
+
+    def __init__(self, worker, name, peer):
+        self.worker, self.start, self.peer = worker, 0, peer
+        reply = worker.call(op="init", model=name)
+        if "error" in reply:
+            raise PeerUnavailable(peer, reply["error"])
 
     def train(self, batch_indices):
-        times = self.worker.call(op="train", start=self.start, count=len(batch_indices))["times"]
+        reply = self.worker.call(op="train", start=self.start, count=len(batch_indices))
+        if "error" in reply:
+            raise PeerUnavailable(self.peer, reply["error"])
         self.start += len(batch_indices)
-        return times
+        return reply["times"]
 
     def accuracy(self):
         return self.worker.call(op="accuracy")["test_accuracy"]
@@ -310,61 +310,109 @@ def paired_ratio(ours, theirs, window):
     return float(np.median([y / x for x, y in zip(a, b)])) if a else float("nan")
 
 
-def interleave(ours, theirs, order, window):
-    """Trains both trainers on the batches `order` (one list of indices per step) in the chunks()
-    of `window` steps, each chunk by one system and then by the other, the first of each pair
-    alternating (ours first in chunk 0). Returns (our step times, their step times)."""
-    times = {id(ours): [], id(theirs): []}
+def interleave(systems, order, window):
+    """Trains every trainer of `systems` on the batches `order` (one list of indices per step)
+    in the chunks() of `window` steps, each chunk by every system one after the other, the
+    order rotating by one from one chunk to the next (chunk k starts with systems[k % n]).
+    Returns each system's step times, in the order of `systems`."""
+    times = [[] for _ in systems]
+    n = len(systems)
     for k, (begin, end) in enumerate(chunks(len(order), window)):
-        for system in ((ours, theirs) if k % 2 == 0 else (theirs, ours)):
-            got = system.train(order[begin:end])
+        for j in range(n):
+            i = (k + j) % n
+            got = systems[i].train(order[begin:end])
             if len(got) != end - begin:
                 raise RuntimeError("%d step times for %d steps" % (len(got), end - begin))
-            times[id(system)] += got
-    return times[id(ours)], times[id(theirs)]
+            times[i] += got
+    return times
 
 
-def run_interleaved(name, data, args, worker):
-    """Trains `name` for one epoch (or --steps) in both systems at once (interleave()), so that
-    both see the same seconds of this machine, whose speed changes from one second to the next.
-    Returns each system's result and the paired ratio."""
+def run_interleaved(name, data, args, workers):
+    """Trains `name` for one epoch (or --steps) in TensorFlux and every peer of `workers`
+    (peer name -> PeerWorker) at once (interleave()), so that all see the same seconds of this
+    machine, whose speed changes from one second to the next. Returns (TensorFlux's result,
+    {peer: result or the reason it could not run}, {peer: paired ratio})."""
     order = batches(len(data[0]), BATCH[name], args.seed, args.steps)
-    ours, theirs = TensorFluxTrainer(name, data, args.seed), TorchProxy(worker, name)
-    times = interleave(ours, theirs, order, args.window)
-    result = []
-    for system, t in zip((ours, theirs), times):
-        result.append({"images_per_sec": summarize(t, BATCH[name], args.window),
-                       "test_accuracy": system.accuracy(), "steps": len(t)})
+    skipped, live = {}, dict(workers)
+    while True:  # a peer that fails mid-run (torch.compile) is dropped and the round restarts
+        ours, peers = TensorFluxTrainer(name, data, args.seed), {}
+        for p, w in live.items():
+            try:
+                peers[p] = PeerProxy(w, name, p)
+            except PeerUnavailable as e:
+                skipped[p] = str(e)
+        live = {p: live[p] for p in peers}
+        try:
+            times = interleave([ours] + list(peers.values()), order, args.window)
+            break
+        except PeerUnavailable as e:
+            skipped[e.peer] = str(e)
+            del live[e.peer]
+            ours.close()
+    results = {}
+    for (p, system), t in zip([("tensorflux", ours)] + list(peers.items()), times):
+        results[p] = {"images_per_sec": summarize(t, BATCH[name], args.window),
+                      "test_accuracy": system.accuracy(), "steps": len(t)}
         system.close()
-    return result[0], result[1], paired_ratio(times[0], times[1], args.window)
+    ratios = {p: paired_ratio(times[0], t, args.window)
+              for p, t in zip(peers, times[1:])}
+    ours_result = results.pop("tensorflux")
+    results.update({p: reason for p, reason in skipped.items()})
+    return ours_result, results, ratios
+
+
+def print_round(r, m, ours, results, ratios):
+    """One row per system: images/s, our ratio to it (its time / ours for the same windows),
+    one-epoch test accuracy; a peer that could not run shows why."""
+    print("%-5d %5s %-14s %12.0f %7s %8.4f" % (r, m, "tensorflux", ours["images_per_sec"], "",
+                                              ours["test_accuracy"]))
+    for p, res in results.items():
+        if isinstance(res, str):
+            print("%-5d %5s %-14s %12s %7s %8s  (%s)" % (r, m, p, "-", "-", "-", res[:100]))
+        else:
+            print("%-5d %5s %-14s %12.0f %7.2f %8.4f" % (r, m, p, res["images_per_sec"],
+                                                        ratios[p], res["test_accuracy"]))
+    if ratios:
+        fastest = min(ratios, key=ratios.get)
+        print("%-5d %5s against the fastest peer (%s): %.2f" % (r, m, fastest, ratios[fastest]),
+              flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", default="mlp,cnn", help="comma-separated: mlp, cnn")
+    parser.add_argument("--peers", default=DEFAULT_PEERS,
+                        help="comma-separated, of: " + ", ".join(PEERS))
     parser.add_argument("--steps", type=int, default=0,
                         help="train this many steps instead of one epoch (no accuracy figure "
                              "worth quoting then)")
     parser.add_argument("--window", type=int, default=20, help="steps per timing window")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
+    parser.add_argument("--threads", type=int, default=2, help="the peers' intra-op threads")
+    parser.add_argument("--tf-inter-op", type=int, default=1,
+                        help="TensorFlow's inter-op threads")
     parser.add_argument("--channels-last", action="store_true",
                         help="PyTorch's CNN in channels_last memory format (default NCHW)")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="train both systems this many times (a fresh model each round) "
+                        help="train every system this many times (a fresh model each round) "
                              "and print the median of the rounds' ratios")
     parser.add_argument("--data-dir", default=DATA_DIR)
-    parser.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--peer-worker", choices=("torch", "torch-compile", "tensorflow"),
+                        help=argparse.SUPPRESS)
     parser.add_argument("--files", nargs=4, help=argparse.SUPPRESS)  # the worker's IDX files
     args = parser.parse_args()
     names = [m for m in args.models.split(",") if m]
     for m in names:
         if m not in BATCH:
             parser.error("unknown model %r (mlp, cnn)" % m)
+    peer_names = [p for p in args.peers.split(",") if p]
+    for p in peer_names:
+        if p not in PEERS:
+            parser.error("unknown peer %r (%s)" % (p, ", ".join(PEERS)))
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
-    if args.torch_worker:
-        torch_worker(args)
+    if args.peer_worker:
+        peer_worker(args)
         return
 
     import model  # examples/fashion_mnist/model.py
@@ -375,29 +423,39 @@ def main():
         sys.exit(2)
     data = load(files)
 
+    workers = {}
+    for p in peer_names:
+        python = peer_python(PEERS[p][0])
+        if python is None:
+            print("peer %s: not installed (%s; make bench sets it up)" % (p, PEERS[p][2]))
+            continue
+        workers[p] = PeerWorker.start(p, python, args, files)
     load_start = os.getloadavg()[0]
-    print("%-5s %5s %5s %16s %16s %7s %10s %10s" % (
-        "round", "model", "batch", "TensorFlux img/s", "PyTorch img/s", "ratio", "acc TX",
-        "acc torch"))
-    ratios, steps = {m: [] for m in names}, {}
-    worker = TorchWorker.start(args, files)
+    print("%-5s %5s %-14s %12s %7s %8s" % ("round", "model", "system", "images/s", "ratio",
+                                          "accuracy"))
+    ratios, steps = {m: {} for m in names}, {}
     for r in range(1, args.rounds + 1):
         for m in names:
-            a, b, ratio = run_interleaved(m, data, args, worker)
-            ratios[m].append(ratio)
-            steps[m] = a["steps"]
-            print("%-5d %5s %5d %16.0f %16.0f %7.2f %10.4f %10.4f" % (
-                r, m, BATCH[m], a["images_per_sec"], b["images_per_sec"], ratio,
-                a["test_accuracy"], b["test_accuracy"]), flush=True)
-    worker.close()
+            ours, results, round_ratios = run_interleaved(m, data, args, workers)
+            for p, v in round_ratios.items():
+                ratios[m].setdefault(p, []).append(v)
+            steps[m] = ours["steps"]
+            print_round(r, m, ours, results, round_ratios)
+    for w in workers.values():
+        w.close()
     load_end = os.getloadavg()[0]
     if args.rounds > 1:
-        print("median ratio over %d rounds: %s" % (args.rounds, ", ".join(
-            "%s %.2f" % (m, float(np.median(ratios[m]))) for m in names)))
-    print("steps per model: %s; first %d skipped, median of %d-step windows; PyTorch %d threads, "
-          "OMP_WAIT_POLICY=PASSIVE%s; load average %.2f at start, %.2f at end" % (
+        for m in names:
+            med = {p: float(np.median(v)) for p, v in ratios[m].items()}
+            print("%s median ratio over %d rounds: %s" % (m, args.rounds, ", ".join(
+                "%s %.2f" % (p, v) for p, v in med.items())))
+    print("ratio: the peer's time / TensorFlux's time for the same batches (above 1: TensorFlux "
+          "is faster). steps per model: %s; first %d skipped, median of %d-step windows; peers "
+          "%d intra-op threads (PyTorch OMP_WAIT_POLICY=PASSIVE%s; TensorFlow inter-op %d, "
+          "oneDNN on); load average %.2f at start, %.2f at end" % (
               ", ".join("%s %d" % (m, steps[m]) for m in names), WARMUP, args.window,
-              args.threads, ", channels_last" if args.channels_last else "", load_start, load_end))
+              args.threads, ", channels_last" if args.channels_last else "", args.tf_inter_op,
+              load_start, load_end))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 
 #include "pywrap_common.h"
 #include "tensorflux/config.pb.h"
+#include "tensorflux/devices/cuda_api.h"
 #include "tensorflux/devices/device_mgr.h"
 #include "tensorflux/devices/device_name_utils.h"
 
@@ -43,6 +44,14 @@ void RegisterDeviceFunctions(py::module_& m) {
         return out;
       },
       py::arg("config"), "Serialized DeviceAttributes of the devices a session would have.");
+  m.def(
+      "load_cuda_module_for_testing",
+      []() {
+        Status s = LoadCudaModuleForTesting("");
+        return s.ok() ? std::string() : std::string(s.message());
+      },
+      "Tests: loads the CUDA module (and so registers its GPU kernels) even without a driver. "
+      "Returns '' when loaded, else why not (no CUDA module built, ...).");
 }
 
 }  // namespace tensorflux::python

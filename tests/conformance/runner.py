@@ -75,8 +75,9 @@ def _input_tensor(m, arr, as_const, feeds):
     return p
 
 
-def run_op_case(system, case, arrays):
-    """Runs `case` with `arrays` (name -> array or list of arrays) in `system`.
+def run_op_case(system, case, arrays, device=None):
+    """Runs `case` with `arrays` (name -> array or list of arrays) in `system`, the op (not its
+    inputs) on `device` when given (e.g. "/GPU:0").
 
     Returns (meta, values): meta is JSON-able (status, shapes, output dtypes, which inputs have
     gradients, or the error); values maps 'out/i', 'grad/name', 'w/i' to arrays."""
@@ -93,7 +94,11 @@ def run_op_case(system, case, arrays):
                 kw[name] = tensors[name] = _input_tensor(m, np.asarray(val), name in case.const,
                                                          feeds)
         try:
-            op = system.apply(case.op, **kw, **_convert_attrs(system, case))
+            if device is None:
+                op = system.apply(case.op, **kw, **_convert_attrs(system, case))
+            else:
+                with m.device(device):
+                    op = system.apply(case.op, **kw, **_convert_attrs(system, case))
         except Exception as e:  # the op's shape function or attr checks refused it
             return _error("build", e, system), values
         outs = list(op.outputs)
@@ -154,10 +159,10 @@ def run_program_case(system, case):
                                            for i in range(len(got))]}, values
 
 
-def run_case(system, case, arrays=None):
+def run_case(system, case, arrays=None, device=None):
     if case.program is not None:
         return run_program_case(system, case)
-    return run_op_case(system, case, case.arrays() if arrays is None else arrays)
+    return run_op_case(system, case, case.arrays() if arrays is None else arrays, device)
 
 
 def flatten_inputs(arrays):

@@ -1,6 +1,6 @@
 """bench/peer/peer.py's helpers (the benchmark itself runs in make bench): images/s as the median
 over windows after the first 20 steps, the epoch's batches, the interleaved windows of the two
-systems and their paired ratio, and the PyTorch worker's failure paths (exit, stall)."""
+systems and their paired ratio, and the peer worker's failure paths (exit, stall)."""
 
 import importlib.util
 import os
@@ -75,7 +75,7 @@ def test_interleave_alternates_which_system_goes_first(peer):
     log = []
     order = [np.array([i]) for i in range(45)]
     ours, theirs = _FakeTrainer("tx", log, 0.5), _FakeTrainer("torch", log, 1.5)
-    a, b = peer.interleave(ours, theirs, order, 10)
+    a, b = peer.interleave([ours, theirs], order, 10)
     assert a == [0.5] * 45 and b == [1.5] * 45
     # chunks: warm-up 0-19, then 20-29, 30-39, 40-44; each pair's first system alternates.
     assert [(name, idx[0], idx[-1]) for name, idx in log] == [
@@ -88,25 +88,36 @@ def test_interleave_refuses_a_short_reply(peer):
         def train(self, batch_indices):
             return [1.0]
     with pytest.raises(RuntimeError, match="1 step times for 20 steps"):
-        peer.interleave(_FakeTrainer("tx", [], 1.0), Short("torch", [], 1.0),
+        peer.interleave([_FakeTrainer("tx", [], 1.0), Short("torch", [], 1.0)],
                         [np.array([i]) for i in range(30)], 10)
 
 
-def test_torch_worker_that_exits_or_stalls_ends_the_benchmark(peer, capsys, monkeypatch):
+def test_interleave_rotates_which_of_several_systems_goes_first(peer):
+    log = []
+    order = [np.array([i]) for i in range(50)]
+    systems = [_FakeTrainer(n, log, s) for n, s in (("tx", 1.0), ("a", 2.0), ("b", 3.0))]
+    times = peer.interleave(systems, order, 10)
+    assert times == [[1.0] * 50, [2.0] * 50, [3.0] * 50]
+    assert [(name, idx[0]) for name, idx in log] == [
+        ("tx", 0), ("a", 0), ("b", 0), ("a", 20), ("b", 20), ("tx", 20),
+        ("b", 30), ("tx", 30), ("a", 30), ("tx", 40), ("a", 40), ("b", 40)]
+
+
+def test_peer_worker_that_exits_or_stalls_ends_the_benchmark(peer, capsys, monkeypatch):
     import sys
-    dead = peer.TorchWorker([sys.executable, "-c", "import sys; sys.exit(2)"], None)
+    dead = peer.PeerWorker([sys.executable, "-c", "import sys; sys.exit(2)"], None)
     with pytest.raises(SystemExit) as e:
         dead.call(op="init", model="mlp")
     assert e.value.code == 2  # torch missing in the worker: its status, as the docstring says
     assert "exited with status 2" in capsys.readouterr().err
-    monkeypatch.setattr(peer.TorchWorker, "REPLY_TIMEOUT", 0.5)
-    stalled = peer.TorchWorker([sys.executable, "-c", "import time; time.sleep(30)"], None)
+    monkeypatch.setattr(peer.PeerWorker, "REPLY_TIMEOUT", 0.5)
+    stalled = peer.PeerWorker([sys.executable, "-c", "import time; time.sleep(30)"], None)
     with pytest.raises(SystemExit) as e:
         stalled.call(op="init", model="mlp")
     assert e.value.code == 1
     assert "sent no reply within" in capsys.readouterr().err
     assert stalled.proc.poll() is not None  # killed, not left behind
-    echo = peer.TorchWorker([sys.executable, "-c",
+    echo = peer.PeerWorker([sys.executable, "-c",
                              "import sys, json\nfor l in sys.stdin:\n"
                              "    print(json.dumps({'times': [0.25] * json.loads(l)['count']}),"
                              " flush=True)"], None)
@@ -115,10 +126,10 @@ def test_torch_worker_that_exits_or_stalls_ends_the_benchmark(peer, capsys, monk
     assert echo.proc.returncode == 0
 
 
-def test_torch_worker_reply_cut_off_mid_line_ends_at_the_deadline(peer, capsys, monkeypatch):
+def test_peer_worker_reply_cut_off_mid_line_ends_at_the_deadline(peer, capsys, monkeypatch):
     import sys
-    monkeypatch.setattr(peer.TorchWorker, "REPLY_TIMEOUT", 0.5)
-    partial = peer.TorchWorker([sys.executable, "-c",
+    monkeypatch.setattr(peer.PeerWorker, "REPLY_TIMEOUT", 0.5)
+    partial = peer.PeerWorker([sys.executable, "-c",
                                 "import sys, time\nsys.stdout.write('{\"ti'); sys.stdout.flush()\n"
                                 "time.sleep(30)"], None)
     with pytest.raises(SystemExit) as e:
@@ -128,10 +139,9 @@ def test_torch_worker_reply_cut_off_mid_line_ends_at_the_deadline(peer, capsys, 
     assert partial.proc.poll() is not None
 
 
-def test_torch_worker_replies_alone_on_its_stdout(peer):
+def test_peer_worker_replies_alone_on_its_stdout(peer):
     """What else the worker process writes to its stdout (a library's print, oneDNN's verbose
     lines from C) goes to its stderr, not into the replies."""
-    pytest.importorskip("torch")
     import subprocess
     import sys
     script = (
@@ -141,10 +151,11 @@ def test_torch_worker_replies_alone_on_its_stdout(peer):
         "class Fake:\n"
         "    def __init__(self, *a):\n"
         "        print('noise'); sys.stdout.flush(); os.write(1, b'C noise\\n')\n"
-        "p.TorchTrainer = Fake\n"
+        "p.make_trainer = lambda kind, name, data, args: Fake()\n"
         "p.load = lambda files: [[0] * 256]\n"
-        "p.torch_worker(types.SimpleNamespace(files=None, seed=1, threads=1,\n"
-        "                                     channels_last=False, steps=1))\n" % _PEER)
+        "p.peer_worker(types.SimpleNamespace(files=None, seed=1, threads=1, peer_worker='torch',\n"
+        "                                    channels_last=False, steps=1, tf_inter_op=1))\n"
+        % _PEER)
     out = subprocess.run([sys.executable, "-c", script], input='{"op": "init", "model": "mlp"}\n',
                          capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout == "{}\n"

@@ -56,6 +56,8 @@ int OptimizeAndReport(const LoadedGraph& loaded, const OptimizeArgs& args);
 // Subcommands; argv excludes the program and subcommand names.
 int RunMain(const std::vector<std::string>& args);
 int InspectMain(const std::vector<std::string>& args);
+// inspect --op NAME (op_info.cc): the op's definition, kernels, gradient and conformance cases.
+int InspectOpMain(const std::string& op);
 extern const char kRunUsage[];
 extern const char kInspectUsage[];
 int GradientsMain(const std::vector<std::string>& args);  // gradients_cmd.cc

@@ -20,11 +20,14 @@ const char kInspectUsage[] =
     "usage: tensorflux inspect GRAPH [--optimize] [--place [--devices SPEC] [--partition]]\n"
     "                          [--dot FILE] [--feed NAME]... [--fetch NAME]... [--target NODE]...\n"
     "       tensorflux inspect FILE.tfrecord\n"
+    "       tensorflux inspect --op NAME\n"
     "\n"
     "Prints the node count by op type, each Placeholder with its dtype and shape, the nodes\n"
     "no other node consumes (the likely outputs) and, for a SavedModel, its signatures.\n"
     "For a TFRecord file (plain or gzip): the record count and the first record's\n"
     "tf.train.Example features.\n"
+    "With --op NAME: the registered op NAME, where it is defined, its kernels (device, dtypes,\n"
+    "where registered), its gradient and its conformance cases.\n"
     "\n"
     "  --optimize    run the master's graph passes (constant folding, CSE, arithmetic\n"
     "                simplification, dead-node removal, fusion) as a session would, and print\n"
@@ -80,6 +83,12 @@ int InspectMain(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       std::fputs(kInspectUsage, stdout);
       return 0;
+    }
+    if (a == "--op") {
+      if (i + 1 >= args.size() || args.size() != 2)
+        return ReportError(errors::InvalidArgument("inspect --op takes one op NAME and no "
+                                                   "other argument"));
+      return InspectOpMain(args[i + 1]);
     }
     if (a == "--optimize") {
       opt.optimize = true;
