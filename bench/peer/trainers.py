@@ -6,6 +6,7 @@ This module imports neither torch nor tensorflow at import time."""
 
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -75,6 +76,7 @@ class TensorFlowTrainer:
 
     def __init__(self, name, data, seed, threads, inter_op=1):
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        warnings.filterwarnings("ignore", message=".*is deprecated", category=UserWarning)
         import tensorflow.compat.v1 as tf
 
         tf.disable_v2_behavior()
