@@ -7,8 +7,11 @@ and update the variable it names in the session's ResourceMgr:
                                              # ReadVariableOp "v/Read/ReadVariableOp"
     sess.run(v.initializer); sess.run(v.assign_add([1.0, 1.0])); sess.run(v)  # [2., 3.]
 
-Reads are snapshots (an update after a read does not change the value read). Reading before
-the initializer ran raises FailedPreconditionError naming the variable.
+Reads are snapshots (an update after a read does not change the value read). Each use of the
+variable as a tensor (an operator, convert_to_tensor, value()) adds its own ReadVariableOp under
+the control dependencies in effect, as TF 1.x resource variables do; sess.run(v) and v.eval()
+fetch the read made with the variable. Reading before the initializer ran raises
+FailedPreconditionError naming the variable.
 """
 
 from tensorflux.framework import dtypes
@@ -170,15 +173,22 @@ class ResourceVariable:
         return value
 
     def value(self):
-        """The value read when the variable is used as a tensor (one shared read op)."""
-        return self._graph_element
+        """A new read of the variable (a ReadVariableOp in the current name scope), ordered by
+        the control dependencies in effect, as TF's resource variables: every implicit use of
+        the variable as a tensor (`v + 1`, `tx.matmul(x, v)`, convert_to_tensor) goes through
+        here, so inside `tx.control_dependencies([v.assign(3.0)])` it sees the assignment. The
+        read ignores enclosing colocation scopes and goes to the handle's device."""
+        with self.graph.colocate_with(None, ignore_existing=True):
+            return self._read("ReadVariableOp")
 
     def read_value(self):
-        """A new read of the variable (ordered by the control dependencies in effect)."""
+        """A new read of the variable under the name scope "Read" (ordered by the control
+        dependencies in effect)."""
         with self.graph.name_scope("Read"):
             return self._read("ReadVariableOp")
 
     def _as_graph_element(self):
+        # What sess.run(v) and v.eval() fetch: the read made with the variable, as in TF.
         return self._graph_element
 
     def eval(self, session=None):
@@ -251,7 +261,7 @@ ops.register_tensor_conversion_function(ResourceVariable, _to_tensor)
 
 def _install_operators():
     """Every operator of tx.Tensor (installed by math_ops / array_ops2) on ResourceVariable,
-    applied to the variable's value."""
+    applied to a new read of the variable (value())."""
     def make(name):
         method = getattr(ops.Tensor, name)
 
