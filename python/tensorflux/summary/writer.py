@@ -15,15 +15,22 @@ from tensorflux.summary_pb2 import Summary
 
 
 class FileWriter:
-    """FileWriter(logdir, graph=None, max_queue=10, flush_secs=120, filename_suffix=None).
+    """FileWriter(logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+    filename_suffix=None, session=None).
 
     Creates `logdir` (and parents) and a new event file in it
-    ("events.out.tfevents.<seconds>.<host><suffix>"); with `graph` (a tx.Graph) or `graph_def`
+    ("events.out.tfevents.<seconds>.<host>.<pid>.<n><suffix>", n counting the event files of
+    this process: two writers never share a file); with `graph` (a tx.Graph) or `graph_def`
     its GraphDef is written first, for TensorBoard's Graphs tab. Raises the OS error (as a
-    tx.errors error naming the file) when the directory cannot be created or written."""
+    tx.errors error naming the file) when the directory cannot be created or written.
+    `session` (TF: write through summary ops of that session) is not supported: a value other
+    than None raises NotImplementedError."""
 
-    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, filename_suffix=None,
-                 graph_def=None):
+    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+                 filename_suffix=None, session=None):
+        if session is not None:
+            raise NotImplementedError("tx.summary.FileWriter: session is not supported (events "
+                                      "are written by the writer itself)")
         self._logdir = str(logdir)
         os.makedirs(self._logdir, exist_ok=True)
         self._writer = _pw.EventsWriter(os.path.join(self._logdir, "events"),
