@@ -208,9 +208,12 @@ def MakeNdarray(tensor):  # pylint: disable=invalid-name
 make_ndarray = MakeNdarray
 
 
-def constant_value(tensor):
+def constant_value(tensor, partial=False):
     """The value of `tensor` when it can be computed without running the graph (Const, and
-    Shape/Size/Rank of a statically known shape, through Identity and Cast), else None."""
+    Shape/Size/Rank of a statically known shape, through Identity and Cast), else None.
+    partial: TF may then return arrays with unknown (None) entries for ops such as Pack; none
+    of the ops evaluated here is partial, so it changes nothing."""
+    del partial  # the ops evaluated here are all or nothing (docstring)
     from tensorflux.framework import ops  # pylint: disable=g-import-not-at-top
     if not isinstance(tensor, ops.Tensor):
         return np.asarray(tensor)

@@ -74,12 +74,17 @@ class ResourceVariable:
         caching_device: where value() reads: one read (an Identity of the variable's first
         read) made there at creation, returned by every value() (as TF). expected_shape: ignored,
         as TF does for resource variables. shape: the variable's static shape (default: the
-        initial value's; may be less defined). variable_def, import_scope, constraint,
-        synchronization, aggregation (other than None) and use_resource=False (every
-        variable here is a resource variable) raise NotImplementedError naming the argument."""
+        initial value's; may be less defined). constraint: a callable variable -> Tensor that
+        optimizers assign to the variable after each update (as TF). variable_def,
+        import_scope, synchronization, aggregation (other than None) and use_resource=False
+        (every variable here is a resource variable) raise NotImplementedError naming the
+        argument."""
         del expected_shape  # TF: "Deprecated. Ignored."
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        self._constraint = constraint
         for what, value in (("variable_def", variable_def), ("import_scope", import_scope),
-                            ("constraint", constraint), ("synchronization", synchronization),
+                            ("synchronization", synchronization),
                             ("aggregation", aggregation)):
             if value is not None:
                 raise NotImplementedError("tx.Variable: %s is not supported" % what)
@@ -186,6 +191,11 @@ class ResourceVariable:
         return self._trainable
 
     @property
+    def constraint(self):
+        """The callable optimizers apply after each update, or None."""
+        return self._constraint
+
+    @property
     def initializer(self):
         return self._initializer_op
 
@@ -244,15 +254,15 @@ class ResourceVariable:
         with self.graph.control_dependencies([update]):
             return self.read_value()
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
+    def assign(self, value, use_locking=False, name=None, read_value=True):
         return self._update(assign_variable_op, value, use_locking, name or "AssignVariableOp",
                             read_value, validate_shape=True)
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         return self._update(assign_add_variable_op, delta, use_locking,
                             name or "AssignAddVariableOp", read_value)
 
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         return self._update(assign_sub_variable_op, delta, use_locking,
                             name or "AssignSubVariableOp", read_value)
 

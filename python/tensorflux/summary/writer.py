@@ -7,6 +7,7 @@ events and needs no thread.)
 """
 
 import os
+import threading
 import time
 
 from tensorflux import _pywrap_tensorflux as _pw
@@ -93,6 +94,13 @@ class FileWriter:
             event.step = int(global_step)
         self.add_event(event)
 
+    def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Appends a MetaGraphDef (a tx.MetaGraphDef proto)."""
+        event = Event(meta_graph_def=meta_graph_def.SerializeToString())
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
     def add_session_log(self, session_log, global_step=None):
         event = Event(session_log=session_log)
         if global_step is not None:
@@ -126,6 +134,33 @@ class FileWriter:
         self.close()
 
 
+class FileWriterCache:
+    """One FileWriter per log directory for the process (TF's tf.summary.FileWriterCache): the
+    hooks of tx.train share them. get() makes it on first use with the default graph (written
+    as the file's first event, as TF does)."""
+
+    _cache = {}
+    _lock = threading.Lock()
+
+    @staticmethod
+    def get(logdir):
+        from tensorflux.framework import ops  # pylint: disable=g-import-not-at-top
+        with FileWriterCache._lock:
+            writer = FileWriterCache._cache.get(logdir)
+            if writer is None or writer._closed:  # pylint: disable=protected-access
+                writer = FileWriter(logdir, graph=ops.get_default_graph())
+                FileWriterCache._cache[logdir] = writer
+            return writer
+
+    @staticmethod
+    def clear():
+        """Closes and forgets every cached writer."""
+        with FileWriterCache._lock:
+            for writer in FileWriterCache._cache.values():
+                writer.close()
+            FileWriterCache._cache = {}
+
+
 def summary_iterator(path):
     """Yields the Event protos of an event file (tf.compat.v1.train.summary_iterator). A corrupt
     or truncated record raises DataLossError naming the file and offset."""
@@ -135,4 +170,4 @@ def summary_iterator(path):
         yield event
 
 
-__all__ = ["FileWriter", "summary_iterator", "SessionLog"]
+__all__ = ["FileWriter", "FileWriterCache", "summary_iterator", "SessionLog"]
