@@ -61,8 +61,15 @@ def _default(param, tf):
 
 
 def _params(obj, tf, drop_first):
+    # The callable's own signature: TF's decorators give theirs the wrapped function's, and a
+    # V1 class whose __init__ is functools.wraps'ed from its V2 class's (CsvDatasetV1) keeps the
+    # parameters it really takes. A plain (*args, **kwds) wrapper (contextlib.contextmanager)
+    # stands for the function it wraps.
     try:
-        sig = inspect.signature(obj, follow_wrapped=True)
+        sig = inspect.signature(obj, follow_wrapped=False)
+        if [p.kind for p in sig.parameters.values()] == [inspect.Parameter.VAR_POSITIONAL,
+                                                         inspect.Parameter.VAR_KEYWORD]:
+            sig = inspect.signature(obj, follow_wrapped=True)
     except (TypeError, ValueError):
         return None
     params = list(sig.parameters.values())
