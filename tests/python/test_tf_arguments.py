@@ -221,7 +221,8 @@ def test_scaffold_local_init_feed_dict(graph):
     p = tx.placeholder(tx.float32, [], name="p")
     local = tx.Variable(0.0, collections=[tx.GraphKeys.LOCAL_VARIABLES], name="local")
     init_local = local.assign(p, read_value=False)
+    read = local.value()  # before the session finalizes the graph (as in TF)
     scaffold = tx.train.Scaffold(local_init_op=init_local, local_init_feed_dict={p: 7.0})
     with tx.train.MonitoredSession(
             tx.train.ChiefSessionCreator(scaffold=scaffold)) as sess:
-        assert sess.run(local.value()) == 7.0
+        assert sess.run(read) == 7.0
