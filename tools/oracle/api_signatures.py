@@ -1,6 +1,6 @@
 """Dumps TensorFlow's Python signatures for the tf.compat.v1 modules TensorFlux mirrors.
 
-Run with the oracle virtualenv (TensorFlow 2.15 CPU), from the repository root:
+Run with the oracle virtualenv (TensorFlow 2.15 CPU):
 
     ~/.cache/tensorflux/oracle-venv/bin/python tools/oracle/api_signatures.py \
         [--out tests/data/oracle/api_signatures.json]
@@ -29,6 +29,8 @@ import inspect
 import json
 import os
 import sys
+
+_REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 # Modules relative to tf.compat.v1 ("" is tf.compat.v1 itself); TensorFlux's counterparts are
 # the same paths under `tensorflux`. raw_ops is left out: its functions are generated from the
@@ -138,7 +140,7 @@ def dump(tf):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=os.path.join("tests", "data", "oracle",
+    parser.add_argument("--out", default=os.path.join(_REPO, "tests", "data", "oracle",
                                                       "api_signatures.json"))
     args = parser.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
