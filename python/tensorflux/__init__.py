@@ -55,7 +55,7 @@ from tensorflux.ops.data_flow_ops import ConditionalAccumulator, FIFOQueue
 from tensorflux.ops.reduction_ops import (
     argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
     reduce_sum)
-from tensorflux.ops.gradients import gradients
+from tensorflux.ops.gradients import AggregationMethod, UnconnectedGradients, gradients
 from tensorflux.ops.numerics import check_numerics
 from tensorflux.ops.script_ops import py_func
 from tensorflux.ops.variables import (

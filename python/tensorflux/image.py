@@ -34,7 +34,7 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
                     name=name or "DecodeJpeg")
 
 
-def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
     """[batch, h, w, c] images of a real type -> float32 [batch, new_h, new_w, c]."""
     size = ops.convert_to_tensor(size, dtype=dtypes.int32)
     return apply_op("ResizeBilinear", images=images, size=size, align_corners=align_corners,

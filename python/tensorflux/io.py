@@ -49,9 +49,16 @@ class TFRecordWriter:
         self.close()
 
 
-def tf_record_iterator(path, skip_corrupt=False):
-    """Yields the records of a TFRecord file (plain or gzip) as bytes. With skip_corrupt, records
-    whose data CRC fails are skipped; a truncated record or bad length CRC ends the file."""
+def tf_record_iterator(path, options=None, skip_corrupt=False):
+    """Yields the records of a TFRecord file (plain or gzip) as bytes. options: None, or a
+    compression type ("", "GZIP"; or an object with that compression_type): gzip is detected
+    from the file either way; "ZLIB" is not supported (NotImplementedError). With skip_corrupt
+    (a TensorFlux addition), records whose data CRC fails are skipped; a truncated record or bad
+    length CRC ends the file."""
+    compression = getattr(options, "compression_type", options)
+    if compression not in (None, "", "GZIP", 0, 2):  # TFRecordCompressionType NONE, GZIP
+        raise NotImplementedError("tx.io.tf_record_iterator: options with compression %r are "
+                                  "not supported (plain and GZIP files only)" % (compression,))
     return _pw.RecordIterator(str(path), skip_corrupt)
 
 

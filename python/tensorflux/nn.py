@@ -23,7 +23,8 @@ from tensorflux.ops.nn_ops import softmax_cross_entropy_with_logits  # noqa: F40
 from tensorflux.ops.nn_ops import softmax_cross_entropy_with_logits_v2  # noqa: F401
 from tensorflux.ops.nn_ops import sparse_softmax_cross_entropy_with_logits  # noqa: F401
 from tensorflux.ops.pool_bn_ops import avg_pool  # noqa: F401
-from tensorflux.ops.pool_bn_ops import avg_pool2d  # noqa: F401
+# TF 1.x: tf.compat.v1.nn.avg_pool2d is avg_pool (value, ..., input=None).
+from tensorflux.ops.pool_bn_ops import avg_pool as avg_pool2d  # noqa: F401
 from tensorflux.ops.pool_bn_ops import fused_batch_norm  # noqa: F401
 from tensorflux.ops.pool_bn_ops import max_pool  # noqa: F401
 from tensorflux.ops.pool_bn_ops import max_pool2d  # noqa: F401

@@ -36,7 +36,9 @@ from tensorflux.training.basic_session_run_hooks import LoggingTensorHook  # noq
 from tensorflux.training.basic_session_run_hooks import NanLossDuringTrainingError  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import NanTensorHook  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import SecondOrStepTimer  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import StepCounterHook  # noqa: F401,E402
 from tensorflux.training.basic_session_run_hooks import StopAtStepHook  # noqa: F401,E402
+from tensorflux.training.basic_session_run_hooks import SummarySaverHook  # noqa: F401,E402
 from tensorflux.training.coordinator import Coordinator  # noqa: F401,E402
 from tensorflux.training.device_setter import GreedyLoadBalancingStrategy  # noqa: F401,E402
 from tensorflux.training.device_setter import RoundRobinStrategy  # noqa: F401,E402

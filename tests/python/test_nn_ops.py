@@ -119,8 +119,11 @@ def test_sparse_cross_entropy_huge_logits_and_bad_labels(graph):
     with pytest.raises(ValueError, match="Rank mismatch"):
         tx.nn.sparse_softmax_cross_entropy_with_logits(labels=np.zeros((3, 2), np.int32),
                                                        logits=logits)
-    with pytest.raises(ValueError):
-        tx.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)  # positional
+    # Positional arguments work, as in TF 2.15 (labels, logits); a missing one is ValueError.
+    np.testing.assert_allclose(run(tx.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)),
+                               [2e4, 0, 1e4], rtol=1e-6)
+    with pytest.raises(ValueError, match="Both labels= and logits="):
+        tx.nn.sparse_softmax_cross_entropy_with_logits(labels=labels)
 
 
 @pytest.mark.parametrize("shape,dim", [((4, 6), -1), ((2, 3, 4), -1), ((5, 3), 0),

@@ -204,7 +204,7 @@ def test_var_list_dict_state_file_and_max_to_keep(tmp_path):
     with tx.Graph().as_default():
         a = tx.Variable(np.float32(1.0), name="a")
         step = tx.Variable(np.int64(0), name="step")
-        saver = tx.train.Saver({"renamed_a": a}, max_to_keep=2)
+        saver = tx.train.Saver({"renamed_a": a}, max_to_keep=2, save_relative_paths=True)
         bump = tx.group(a.assign_add(1.0), step.assign_add(1))
         with tx.Session() as sess:
             sess.run(tx.global_variables_initializer())
@@ -215,6 +215,9 @@ def test_var_list_dict_state_file_and_max_to_keep(tmp_path):
     assert [os.path.basename(p) for p in paths] == ["run-%d.safetensors" % i for i in (1, 2, 3, 4)]
     assert not os.path.exists(paths[0]) and not os.path.exists(paths[1])
     assert os.path.exists(paths[2]) and os.path.exists(paths[3])
+    # The meta graphs of deleted checkpoints go with them (as TF).
+    assert sorted(n for n in os.listdir(tmp_path) if n.endswith(".meta")) == ["run-3.meta",
+                                                                             "run-4.meta"]
     state_text = (tmp_path / "checkpoint").read_text()
     assert state_text == ('model_checkpoint_path: "run-4.safetensors"\n'
                           'all_model_checkpoint_paths: "run-3.safetensors"\n'
@@ -383,3 +386,119 @@ def test_restore_from_a_directory_and_unparsable_state_file(tmp_path, caplog):
         assert tx.train.latest_checkpoint(str(tmp_path)) is None
         assert tx.train.get_checkpoint_state(str(tmp_path)) is None
     assert "checkpoint state file ignored" in caplog.text and str(tmp_path) in caplog.text
+
+
+# ---------------------------------------------------------------- TF's Saver arguments
+
+def _save_matrix(tmp_path, shape=(2, 3), **saver_kwargs):
+    with tx.Graph().as_default():
+        v = tx.Variable(np.arange(6, dtype=np.float32).reshape(shape), name="v")
+        saver = tx.train.Saver([v], **saver_kwargs)
+        with tx.Session() as sess:
+            sess.run(v.initializer)
+            return saver.save(sess, str(tmp_path / "m"), global_step=3)
+
+
+def _restore_matrix(path, shape, **saver_kwargs):
+    with tx.Graph().as_default():
+        v = tx.Variable(np.zeros(shape, np.float32), name="v")
+        saver = tx.train.Saver([v], **saver_kwargs)
+        with tx.Session() as sess:
+            sess.run(v.initializer)
+            saver.restore(sess, path)
+            return sess.run(v)
+
+
+def test_reshape_restores_a_tensor_of_another_shape_with_as_many_elements(tmp_path):
+    path = _save_matrix(tmp_path)
+    # TF (reshape=True): the stored [2, 3] tensor, row-major, reshaped to the variable's [3, 2].
+    np.testing.assert_array_equal(_restore_matrix(path, (3, 2), reshape=True),
+                                  [[0, 1], [2, 3], [4, 5]])
+    np.testing.assert_array_equal(_restore_matrix(path, (6,), reshape=True), np.arange(6))
+    with pytest.raises(tx.errors.InvalidArgumentError, match="v.*shape"):
+        _restore_matrix(path, (3, 2))  # reshape=False: the shapes must match
+    with pytest.raises(tx.errors.InvalidArgumentError, match="v.*shape"):
+        _restore_matrix(path, (4, 2), reshape=True)  # 6 elements do not fill [4, 2]
+
+
+def test_pad_step_number_and_meta_graph(tmp_path):
+    path = _save_matrix(tmp_path, pad_step_number=True)
+    assert os.path.basename(path) == "m-00000003.safetensors"
+    meta = tx.MetaGraphDef()
+    with open(str(tmp_path / "m-00000003.meta"), "rb") as f:
+        meta.ParseFromString(f.read())
+    assert "v" in {n.name for n in meta.graph_def.node}
+    # TF's default state file names the checkpoint by the path save() was given.
+    state = (tmp_path / "checkpoint").read_text()
+    assert state.startswith('model_checkpoint_path: "%s"\n' % path)
+
+
+def test_no_meta_graph_and_stripped_default_attrs(tmp_path):
+    with tx.Graph().as_default():
+        v = tx.Variable(1.0, name="v")
+        saver = tx.train.Saver([v])
+        with tx.Session() as sess:
+            sess.run(v.initializer)
+            saver.save(sess, str(tmp_path / "a"), write_meta_graph=False)
+            saver.save(sess, str(tmp_path / "b"), meta_graph_suffix="mg",
+                       strip_default_attrs=True)
+            with pytest.raises(NotImplementedError, match="save_debug_info"):
+                saver.save(sess, str(tmp_path / "c"), save_debug_info=True)
+    assert not os.path.exists(tmp_path / "a.meta")
+    meta = tx.MetaGraphDef()
+    with open(str(tmp_path / "b.mg"), "rb") as f:
+        meta.ParseFromString(f.read())
+    handle = [n for n in meta.graph_def.node if n.name == "v"][0]
+    assert "container" not in handle.attr  # "" is VarHandleOp's default for container
+    assert "dtype" in handle.attr
+
+
+def test_allow_empty_and_defer_build(tmp_path):
+    with tx.Graph().as_default():
+        with pytest.raises(ValueError, match="No variables"):
+            tx.train.Saver()
+        empty = tx.train.Saver(allow_empty=True)
+        with tx.Session() as sess:
+            assert empty.save(sess, str(tmp_path / "e")) is None
+            empty.restore(sess, str(tmp_path / "e"))  # nothing to restore
+        assert not os.path.exists(tmp_path / "e.safetensors")
+    with tx.Graph().as_default():
+        deferred = tx.train.Saver(defer_build=True)
+        v = tx.Variable(4.0, name="v")  # created after the Saver: build() still finds it
+        with tx.Session() as sess:
+            sess.run(v.initializer)
+            with pytest.raises(RuntimeError, match="build"):
+                deferred.save(sess, str(tmp_path / "d"))
+            deferred.build()
+            path = deferred.save(sess, str(tmp_path / "d"))
+        with pytest.raises(ValueError, match="defer"):
+            tx.train.Saver([v], defer_build=True)
+    assert read_plain(path)[0]["v"] == 4.0
+
+
+def test_keep_checkpoint_every_n_hours_keeps_one_per_period(tmp_path, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    with tx.Graph().as_default():
+        v = tx.Variable(1.0, name="v")
+        saver = tx.train.Saver([v], max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
+        with tx.Session() as sess:
+            sess.run(v.initializer)
+            paths = []
+            for step, minutes in enumerate([0, 30, 70, 80, 140]):
+                clock[0] = 1000.0 + 60 * minutes
+                paths.append(saver.save(sess, str(tmp_path / "m"), global_step=step))
+    # Saved at 0, 30, 70, 80, 140 minutes: the one saved after the first hour (70) is kept
+    # beside the newest; the others beyond max_to_keep=1 are deleted.
+    assert [os.path.exists(p) for p in paths] == [False, False, True, False, True]
+
+
+def test_unsupported_saver_arguments_are_named(graph):
+    tx.Variable(1.0, name="v")
+    for kwargs, what in (({"saver_def": object()}, "saver_def"),
+                         ({"builder": object()}, "builder"),
+                         ({"write_version": 1}, "write_version")):
+        with pytest.raises(NotImplementedError, match=what):
+            tx.train.Saver(**kwargs)
+    with pytest.raises(TypeError):
+        tx.train.Saver(no_such_argument=True)

@@ -3,6 +3,8 @@
 
 import glob
 import os
+import re
+import socket
 
 import numpy as np
 import pytest
@@ -134,3 +136,35 @@ def test_add_summary_type_error(graph, tmp_path):
     with tx.summary.FileWriter(str(tmp_path)) as w:
         with pytest.raises(TypeError, match="Summary proto"):
             w.add_summary(3.0)
+
+
+def _stamp(path):
+    return os.path.basename(path).split(".")[3]
+
+
+@pytest.mark.parametrize("suffix", [None, ".v1"])
+def test_two_writers_in_one_second_keep_their_events(graph, tmp_path, suffix):
+    # Two FileWriters of one directory opened in the same second: each gets its own file
+    # ("events.out.tfevents.<seconds>.<host>.<pid>.<n><suffix>", TF 2.15's summary writers'
+    # scheme) and neither truncates the other's events.
+    for attempt in range(5):
+        logdir = tmp_path / str(attempt)
+        w1 = tx.summary.FileWriter(str(logdir), filename_suffix=suffix)
+        w2 = tx.summary.FileWriter(str(logdir), filename_suffix=suffix)
+        if _stamp(w1.filename) == _stamp(w2.filename):
+            break
+        w1.close()
+        w2.close()
+    assert w1.filename != w2.filename
+    w1.add_scalars({"a": 1.0}, 1)
+    w2.add_scalars({"b": 2.0}, 2)
+    w1.close()
+    w2.close()
+    files = sorted(glob.glob(os.path.join(str(logdir), "events.out.tfevents.*")))
+    assert files == sorted([w1.filename, w2.filename])
+    pattern = r"events\.out\.tfevents\.\d{10}\.%s\.%d\.\d+%s$" % (
+        re.escape(socket.gethostname()), os.getpid(), re.escape(suffix or ""))
+    for w in (w1, w2):
+        assert re.search(pattern, w.filename), w.filename
+    assert event_files.scalars(event_files.read_events(w1.filename)) == {"a": [(1, 1.0)]}
+    assert event_files.scalars(event_files.read_events(w2.filename)) == {"b": [(2, 2.0)]}

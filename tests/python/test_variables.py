@@ -159,10 +159,13 @@ def test_gradients_with_respect_to_variable_handle_and_read(graph):
     x0 = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], np.float32)
     w = tx.Variable(w0, name="w")
     x = tx.constant(x0)
-    loss = tx.reduce_sum(tx.square(tx.matmul(x, w)))
+    read = w.value()
+    loss = tx.reduce_sum(tx.square(tx.matmul(x, read)))
     g_handle, = tx.gradients(loss, [w.handle])
     g_var, = tx.gradients(loss, [w])
-    g_read, = tx.gradients(loss, [w.value()])
+    g_read, = tx.gradients(loss, [read])
+    # Each value() is a new read (as TF): one the loss does not use gets no gradient.
+    assert tx.gradients(loss, [w.value()]) == [None]
     want = 2.0 * x0.T @ (x0 @ w0)
     with tx.Session() as sess:
         sess.run(w.initializer)

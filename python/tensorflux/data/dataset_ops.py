@@ -78,18 +78,19 @@ class Dataset(ElementStructure):
     # -------------------------------------------------------------- sources
 
     @staticmethod
-    def from_tensors(tensors):
-        """A dataset of one element, `tensors` (a nest of tensor-like values)."""
+    def from_tensors(tensors, name=None):
+        """A dataset of one element, `tensors` (a nest of tensor-like values). name (here and
+        in the other methods): the name of the dataset's op (default: its type)."""
         with ops.name_scope("TensorDataset"):
             flat = [ops.convert_to_tensor(t, name="component_%d" % i)
                     for i, t in enumerate(nest.flatten(tensors))]
         variant = apply_op("TensorDataset", components=flat,
-                           output_shapes=[t.shape for t in flat])
+                           output_shapes=[t.shape for t in flat], name=name)
         return Dataset(variant, nest.pack_sequence_as(tensors, [t.dtype for t in flat]),
                        nest.pack_sequence_as(tensors, [t.shape for t in flat]))
 
     @staticmethod
-    def from_tensor_slices(tensors):
+    def from_tensor_slices(tensors, name=None):
         """One element per row (dim 0) of `tensors` (a nest of tensors of equal dim 0)."""
         with ops.name_scope("TensorSliceDataset"):
             flat = [ops.convert_to_tensor(t, name="component_%d" % i)
@@ -106,7 +107,8 @@ class Dataset(ElementStructure):
             rows = n if n is not None else rows
         shapes = [t.shape[1:] if t.shape.ndims is not None else tensor_shape.TensorShape(None)
                   for t in flat]
-        variant = apply_op("TensorSliceDataset", components=flat, output_shapes=shapes)
+        variant = apply_op("TensorSliceDataset", components=flat, output_shapes=shapes,
+                           name=name)
         return Dataset(variant, nest.pack_sequence_as(tensors, [t.dtype for t in flat]),
                        nest.pack_sequence_as(tensors, shapes))
 
@@ -126,10 +128,19 @@ class Dataset(ElementStructure):
         return Dataset(variant, output_type, tensor_shape.TensorShape([]))
 
     @staticmethod
-    def zip(datasets):
+    def zip(*args, datasets=None, name=None):
         """Element i is the nest `datasets` (a tuple or dict of Datasets, nested to any depth)
         with each dataset replaced by its element i (ZipDataset); ends when the shortest input
-        ends. Dataset.zip((a, (b, c))) yields (x, (y, z))."""
+        ends. Dataset.zip((a, (b, c))) yields (x, (y, z)); as TF 2.15, Dataset.zip(a, b) is
+        Dataset.zip((a, b))."""
+        if not args and datasets is None:
+            raise TypeError("Must pass at least one dataset to `zip`.")
+        if args and datasets is not None:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if len(args) == 1:
+            datasets = args[0]
+        elif len(args) > 1:
+            datasets = args
         flat = nest.flatten(datasets)
         if not nest.is_nested(datasets) or not flat:
             raise TypeError("Dataset.zip needs a non-empty tuple or dict of Datasets, got %r"
@@ -141,14 +152,18 @@ class Dataset(ElementStructure):
         shapes = nest.pack_sequence_as(datasets, [d.output_shapes for d in flat])
         variant = apply_op("ZipDataset",
                            input_datasets=[d._variant_tensor for d in flat],  # pylint: disable=protected-access
-                           output_types=nest.flatten(types), output_shapes=nest.flatten(shapes))
+                           output_types=nest.flatten(types), output_shapes=nest.flatten(shapes),
+                           name=name)
         return Dataset(variant, types, shapes)
 
     # -------------------------------------------------------------- transformations
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None, name=None):
         """Consecutive elements stacked along a new dim 0 of size batch_size (the last batch is
-        smaller unless drop_remainder)."""
+        smaller unless drop_remainder). num_parallel_calls, deterministic: TF may build batches
+        in parallel; the batches are the same, in order, here either way."""
+        del num_parallel_calls, deterministic  # the same batches (docstring)
         batch_size = _int64(batch_size, "batch_size")
         static = tensor_util.constant_value(batch_size) if drop_remainder is True else None
         dim = int(static) if static is not None else None
@@ -157,11 +172,12 @@ class Dataset(ElementStructure):
         variant = apply_op("BatchDatasetV2", input_dataset=self._variant_tensor,
                            batch_size=batch_size,
                            drop_remainder=_bool(drop_remainder, "drop_remainder"),
-                           output_types=self._flat_types, output_shapes=nest.flatten(shapes))
+                           output_types=self._flat_types, output_shapes=nest.flatten(shapes),
+                           name=name)
         return Dataset(variant, self._types, shapes)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
-                     drop_remainder=False):
+                     drop_remainder=False, name=None):
         """Like batch(), padding each component to `padded_shapes` (a nest like the elements;
         None / -1 dims pad to the batch's largest size; default: every unknown dim) with
         `padding_values` (default 0 / b"")."""
@@ -187,10 +203,10 @@ class Dataset(ElementStructure):
                            batch_size=batch_size, padded_shapes=shape_tensors,
                            padding_values=value_tensors,
                            drop_remainder=_bool(drop_remainder, "drop_remainder"),
-                           output_shapes=out_shapes)
+                           output_shapes=out_shapes, name=name)
         return Dataset(variant, self._types, nest.pack_sequence_as(self._shapes, out_shapes))
 
-    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         """Elements drawn at random from a buffer of buffer_size elements. Seeds follow
         tx.set_random_seed / seed= as random ops do; none at all is nondeterministic."""
         from tensorflux.ops import random_ops  # pylint: disable=g-import-not-at-top
@@ -200,43 +216,43 @@ class Dataset(ElementStructure):
                            seed=_int64(seed1 or 0, "seed"), seed2=_int64(seed2 or 0, "seed2"),
                            reshuffle_each_iteration=(True if reshuffle_each_iteration is None
                                                      else bool(reshuffle_each_iteration)),
-                           **self._spec_attrs())
+                           name=name, **self._spec_attrs())
         return self._same_spec(variant)
 
-    def repeat(self, count=None):
+    def repeat(self, count=None, name=None):
         """The dataset `count` times (None or -1: forever)."""
         variant = apply_op("RepeatDataset", input_dataset=self._variant_tensor,
                            count=_int64(-1 if count is None else count, "count"),
-                           **self._spec_attrs())
+                           name=name, **self._spec_attrs())
         return self._same_spec(variant)
 
-    def take(self, count):
+    def take(self, count, name=None):
         """The first `count` elements (-1: all)."""
         variant = apply_op("TakeDataset", input_dataset=self._variant_tensor,
-                           count=_int64(count, "count"), **self._spec_attrs())
+                           count=_int64(count, "count"), name=name, **self._spec_attrs())
         return self._same_spec(variant)
 
-    def skip(self, count):
+    def skip(self, count, name=None):
         """All but the first `count` elements (-1: skip all)."""
         variant = apply_op("SkipDataset", input_dataset=self._variant_tensor,
-                           count=_int64(count, "count"), **self._spec_attrs())
+                           count=_int64(count, "count"), name=name, **self._spec_attrs())
         return self._same_spec(variant)
 
-    def shard(self, num_shards, index):
+    def shard(self, num_shards, index, name=None):
         """Every num_shards-th element starting at `index` (0 <= index < num_shards)."""
         variant = apply_op("ShardDataset", input_dataset=self._variant_tensor,
                            num_shards=_int64(num_shards, "num_shards"),
-                           index=_int64(index, "index"), **self._spec_attrs())
+                           index=_int64(index, "index"), name=name, **self._spec_attrs())
         return self._same_spec(variant)
 
-    def prefetch(self, buffer_size):
+    def prefetch(self, buffer_size, name=None):
         """Elements produced ahead by a background thread (buffer_size elements; AUTOTUNE)."""
         variant = apply_op("PrefetchDataset", input_dataset=self._variant_tensor,
                            buffer_size=_int64(buffer_size, "buffer_size"),
-                           **self._spec_attrs())
+                           name=name, **self._spec_attrs())
         return self._same_spec(variant)
 
-    def cache(self, filename=""):
+    def cache(self, filename="", name=None):
         """The first complete pass's elements, replayed by later iterators.
 
         filename '' keeps them in memory; otherwise the first complete pass writes them to
@@ -247,10 +263,10 @@ class Dataset(ElementStructure):
         variant = apply_op("CacheDataset", input_dataset=self._variant_tensor,
                            filename=ops.convert_to_tensor(filename, dtype=dtypes.string,
                                                           name="filename"),
-                           **self._spec_attrs())
+                           name=name, **self._spec_attrs())
         return self._same_spec(variant)
 
-    def map(self, map_func, num_parallel_calls=None, deterministic=None):
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """map_func applied to every element (a tuple element is passed as map_func(*element)).
 
         map_func is traced once into a function of the graph's library and runs in C++ for
@@ -261,18 +277,19 @@ class Dataset(ElementStructure):
         attrs = dict(f=_func_attr(traced.name), other_arguments=traced.captured_inputs,
                      output_types=traced.output_types, output_shapes=traced.output_shapes)
         if num_parallel_calls is None:
-            variant = apply_op("MapDataset", input_dataset=self._variant_tensor, **attrs)
+            variant = apply_op("MapDataset", input_dataset=self._variant_tensor, name=name,
+                               **attrs)
         else:
             variant = apply_op(
                 "ParallelMapDatasetV2", input_dataset=self._variant_tensor,
                 num_parallel_calls=_int64(num_parallel_calls, "num_parallel_calls"),
                 deterministic=("default" if deterministic is None
-                               else "true" if deterministic else "false"), **attrs)
+                               else "true" if deterministic else "false"), name=name, **attrs)
         structure = traced.output_structure
         return Dataset(variant, nest.pack_sequence_as(structure, traced.output_types),
                        nest.pack_sequence_as(structure, traced.output_shapes))
 
-    def filter(self, predicate):
+    def filter(self, predicate, name=None):
         """The elements for which predicate(element) (a bool scalar tensor) is true."""
         traced = self._trace(predicate, "Dataset_filter")
         if (len(traced.output_types) != 1 or traced.output_types[0] != dtypes.bool
@@ -281,17 +298,22 @@ class Dataset(ElementStructure):
                              "tensor. Was %s %s." % (traced.output_types, traced.output_shapes))
         variant = apply_op("FilterDataset", input_dataset=self._variant_tensor,
                            other_arguments=traced.captured_inputs,
-                           predicate=_func_attr(traced.name), **self._spec_attrs())
+                           predicate=_func_attr(traced.name), name=name,
+                           **self._spec_attrs())
         return self._same_spec(variant)
 
-    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
-                   num_parallel_calls=None, deterministic=None):
-        """map_func(element) returns a Dataset; cycle_length of them are read round-robin,
-        block_length elements at a time (InterleaveDataset). With num_parallel_calls (an int
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """map_func(element) returns a Dataset; cycle_length (None: AUTOTUNE) of them are read
+        round-robin, block_length (None: 1) elements at a time (InterleaveDataset). With num_parallel_calls (an int
         <= cycle_length, or AUTOTUNE = cycle_length) that many threads read them ahead
         (ParallelInterleaveDatasetV4, e.g. one TFRecordDataset per file); deterministic
         (default True) keeps the sequential order, False lets a ready dataset go before one
         that is waiting."""
+        if cycle_length is None:
+            cycle_length = AUTOTUNE
+        if block_length is None:
+            block_length = 1
         made = []
 
         def to_variant(*args):
@@ -308,7 +330,7 @@ class Dataset(ElementStructure):
                      block_length=_int64(block_length, "block_length"),
                      f=_func_attr(traced.name), **inner._spec_attrs())  # pylint: disable=protected-access
         if num_parallel_calls is None:
-            variant = apply_op("InterleaveDataset", **attrs)
+            variant = apply_op("InterleaveDataset", name=name, **attrs)
         else:
             variant = apply_op(
                 "ParallelInterleaveDatasetV4",
@@ -316,13 +338,13 @@ class Dataset(ElementStructure):
                 prefetch_input_elements=_int64(AUTOTUNE, "prefetch_input_elements"),
                 num_parallel_calls=_int64(num_parallel_calls, "num_parallel_calls"),
                 deterministic=("default" if deterministic is None
-                               else "true" if deterministic else "false"), **attrs)
+                               else "true" if deterministic else "false"), name=name, **attrs)
         return Dataset(variant, inner.output_types, inner.output_shapes)
 
-    def flat_map(self, map_func):
+    def flat_map(self, map_func, name=None):
         """The elements of map_func(element) (a Dataset) for each element, in order
         (interleave with cycle_length 1)."""
-        return self.interleave(map_func, cycle_length=1, block_length=1)
+        return self.interleave(map_func, cycle_length=1, block_length=1, name=name)
 
     def _trace(self, fn, hint):
         from tensorflux.framework import function_trace  # pylint: disable=g-import-not-at-top
@@ -331,7 +353,7 @@ class Dataset(ElementStructure):
             fn, self._types, self._flat_types, self._flat_shapes,
             "%s_%s" % (hint, "lambda" if name == "<lambda>" else name))
 
-    def with_options(self, options):
+    def with_options(self, options, name=None):
         """This dataset with tx.data.Options `options` (data/options.py) applied to it and the
         datasets it reads (OptimizeDatasetV2, and MaxIntraOpParallelismDataset for a cap)."""
         from tensorflux.data import options as options_lib  # pylint: disable=g-import-not-at-top
@@ -344,7 +366,7 @@ class Dataset(ElementStructure):
                 lists["optimizations_" + key] = ops.convert_to_tensor(
                     names, dtype=dtypes.string, name="optimizations_" + key)
             variant = apply_op("OptimizeDatasetV2", input_dataset=self._variant_tensor,
-                               **lists, **self._spec_attrs())
+                               name=name, **lists, **self._spec_attrs())
             cap = options.experimental_threading.max_intra_op_parallelism
             if cap is not None:
                 variant = apply_op("MaxIntraOpParallelismDataset", input_dataset=variant,

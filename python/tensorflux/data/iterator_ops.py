@@ -18,18 +18,31 @@ from tensorflux.framework.op_def_library import apply_op
 ONE_SHOT_INITIALIZERS = "_tx_one_shot_iterator_initializers"
 
 
+def _check_classes(output_classes):
+    if output_classes is None:
+        return
+    for c in nest.flatten(output_classes):
+        if c is not ops.Tensor:
+            raise NotImplementedError("Iterator: output_classes other than tx.Tensor are not "
+                                      "supported, got %r" % (c,))
+
+
 class Iterator(dataset_ops.ElementStructure):
     """A handle to an iterator resource with a fixed element structure."""
 
-    def __init__(self, iterator_resource, initializer, output_types, output_shapes):
+    def __init__(self, iterator_resource, initializer, output_types, output_shapes,
+                 output_classes=None):
+        _check_classes(output_classes)
         super().__init__(output_types, output_shapes)
         self._iterator_resource = iterator_resource
         self._initializer = initializer
 
     @staticmethod
-    def from_structure(output_types, output_shapes=None, shared_name=None):
+    def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """A reinitializable iterator: make_initializer(ds) for any dataset of this
-        structure."""
+        structure. output_classes: None or tx.Tensor for every component (elements are dense
+        tensors here; other classes raise NotImplementedError)."""
+        _check_classes(output_classes)
         if output_shapes is None:
             from tensorflux.framework import tensor_shape  # pylint: disable=g-import-not-at-top
             output_shapes = nest.map_structure(lambda _: tensor_shape.TensorShape(None),

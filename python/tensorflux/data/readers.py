@@ -15,25 +15,43 @@ from tensorflux.framework import dtypes
 from tensorflux.framework import ops
 from tensorflux.framework import tensor_shape
 from tensorflux.framework.op_def_library import apply_op
+from tensorflux.ops import array_ops
 
 
-def _files_dataset(op, filenames, compression_type, buffer_size):
+def _files_dataset(op, filenames, compression_type, buffer_size, num_parallel_reads=None,
+                   name=None):
+    """The `op` dataset of `filenames`; with num_parallel_reads (an int or AUTOTUNE), as TF:
+    num_parallel_reads files read at once and their records interleaved one at a time, in a
+    deterministic order (file 0's first record, file 1's first, ..., file 0's second, ...)."""
+    if num_parallel_reads is not None:
+        files = Dataset.from_tensor_slices(array_ops.reshape(
+            ops.convert_to_tensor(filenames, dtype=dtypes.string), np.int32([-1])))
+        return files.interleave(
+            lambda f: _files_dataset(op, f, compression_type, buffer_size),
+            cycle_length=num_parallel_reads, block_length=1,
+            num_parallel_calls=num_parallel_reads, deterministic=True, name=name)
     with ops.name_scope(op):
         variant = apply_op(
             op, filenames=ops.convert_to_tensor(filenames, dtype=dtypes.string),
             compression_type=ops.convert_to_tensor(compression_type or "", dtype=dtypes.string),
-            buffer_size=ops.convert_to_tensor(buffer_size or 0, dtype=dtypes.int64))
+            buffer_size=ops.convert_to_tensor(buffer_size or 0, dtype=dtypes.int64), name=name)
     return Dataset(variant, dtypes.string, tensor_shape.TensorShape([]))
 
 
-def TFRecordDataset(filenames, compression_type=None, buffer_size=None):  # noqa: N802
-    """The records (scalar strings) of one or more TFRecord files, in order."""
-    return _files_dataset("TFRecordDataset", filenames, compression_type, buffer_size)
+def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
+                    num_parallel_reads=None, name=None):
+    """The records (scalar strings) of one or more TFRecord files, in order (with
+    num_parallel_reads, interleaved: see _files_dataset)."""
+    return _files_dataset("TFRecordDataset", filenames, compression_type, buffer_size,
+                          num_parallel_reads, name)
 
 
-def TextLineDataset(filenames, compression_type=None, buffer_size=None):  # noqa: N802
-    """The lines (scalar strings, without "\\n" / "\\r\\n") of one or more text files."""
-    return _files_dataset("TextLineDataset", filenames, compression_type, buffer_size)
+def TextLineDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
+                    num_parallel_reads=None, name=None):
+    """The lines (scalar strings, without "\\n" / "\\r\\n") of one or more text files (with
+    num_parallel_reads, interleaved: see _files_dataset)."""
+    return _files_dataset("TextLineDataset", filenames, compression_type, buffer_size,
+                          num_parallel_reads, name)
 
 
 _IDX_TYPES = {0x08: dtypes.uint8, 0x09: dtypes.int8, 0x0B: dtypes.int16, 0x0C: dtypes.int32,
@@ -68,10 +86,21 @@ def IdxDataset(path):  # noqa: N802
 
 def CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=None,  # noqa: N802
                header=False, field_delim=",", use_quote_delim=True, na_value="",
-               select_cols=None):
+               select_cols=None, exclude_cols=None):
     """One tuple of scalars per CSV line (tf.data.experimental.CsvDataset): record_defaults[i]
     is column i's dtype (an empty, required column) or a one-element default value. Bad lines
-    raise InvalidArgumentError from get_next naming the file and line."""
+    raise InvalidArgumentError from get_next naming the file and line. select_cols: the
+    (sorted) columns read; exclude_cols: the (sorted) columns left out, the others read (as TF,
+    not both)."""
+    if select_cols is not None and exclude_cols is not None:
+        raise ValueError("Either select_cols or exclude_cols should be empty")
+    if exclude_cols is not None:
+        excluded = [int(c) for c in exclude_cols]
+        if excluded != sorted(set(excluded)) or (excluded and excluded[0] < 0):
+            raise ValueError("exclude_cols should be sorted in ascending order, without "
+                             "duplicates or negative indices, got %r" % (exclude_cols,))
+        total = len(record_defaults) + len(excluded)
+        select_cols = [c for c in range(total) if c not in set(excluded)]
     defaults = []
     for d in record_defaults:
         if isinstance(d, dtypes.DType):

@@ -16,7 +16,10 @@ class DType:
 
     __slots__ = ("_type_enum",)
 
-    def __init__(self, type_enum):
+    def __init__(self, type_enum, handle_data=None):
+        if handle_data is not None:
+            raise NotImplementedError("tx.DType: handle_data (the shapes and dtypes a resource "
+                                      "handle refers to) is not supported")
         type_enum = int(type_enum)
         if type_enum not in _TYPE_TO_NAME:
             raise TypeError("%d does not correspond to a valid tx.DType" % type_enum)

@@ -363,8 +363,25 @@ class Graph:
     def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None, attrs=None,
                   op_def=None, compute_shapes=True, compute_device=True):
         """Adds an op of `op_type` with data inputs `inputs` (Tensors) and `attrs` (name ->
-        AttrValue). `dtypes`/`input_types`, when given, are checked against the inferred types."""
-        op = self._create_op_internal(op_type, inputs, attrs, name)
+        AttrValue). `dtypes`/`input_types`, when given, are checked against the inferred output
+        types and the inputs' types (TypeError). compute_device=False leaves the enclosing
+        device scopes and functions out (as TF). compute_shapes: ignored, as TF does (shapes
+        are always inferred). op_def: not supported (NotImplementedError; the registered OpDef
+        is used)."""
+        del compute_shapes  # TF: deprecated, no effect
+        if op_def is not None:
+            raise NotImplementedError("Graph.create_op: op_def is not supported (ops use their "
+                                      "registered OpDef)")
+        inputs = list(inputs)
+        if input_types is not None:
+            got = [t.dtype.base_dtype for t in inputs]
+            want = [dtypes_lib.as_dtype(d).base_dtype for d in input_types]
+            if got != want:
+                raise TypeError("In op '%s', input types (%s) are not compatible with expected "
+                                "types (%s)" % (name or op_type, [d.name for d in got],
+                                                [d.name for d in want]))
+        op = self._create_op_internal(op_type, inputs, attrs, name,
+                                      apply_device_stack=compute_device)
         if dtypes is not None:
             got = [t.dtype for t in op.outputs]
             want = [dtypes_lib.as_dtype(d) for d in dtypes]
@@ -373,7 +390,8 @@ class Graph:
         return op
 
     def _create_op_internal(self, op_type, inputs, attrs=None, name=None, control_inputs=(),
-                            exact_name=False, device=None, apply_control_deps=True):
+                            exact_name=False, device=None, apply_control_deps=True,
+                            apply_device_stack=True):
         """The one path by which ops enter the graph. `name` ending in "/" (a scope) or with
         exact_name is used as is (ValueError if taken); otherwise it is made unique."""
         if self._finalized:
@@ -420,7 +438,8 @@ class Graph:
                                                       want.name))
             op = ops.Operation(filled, self, inputs, out_types,
                                [tensor_shape.TensorShape(s) for s in out_shapes], controls)
-            self._apply_device_stack(op)
+            if apply_device_stack:
+                self._apply_device_stack(op)
             self._apply_colocation(op)
             op._id = len(self._ops)
             self._ops.append(op)

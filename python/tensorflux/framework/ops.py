@@ -370,6 +370,7 @@ class GraphKeys:
     READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
     QUEUE_RUNNERS = "queue_runners"
     SUMMARIES = "summaries"
+    SUMMARY_OP = "summary_op"
     ACTIVATIONS = "activations"
     WEIGHTS = "weights"
     BIASES = "biases"

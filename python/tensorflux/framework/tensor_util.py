@@ -149,8 +149,12 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     With `shape`, a value with fewer elements than the shape is stored as is and the last value
     repeats to fill (TF 1.x Const rule: a scalar fills the whole shape); more elements than the
     shape is a ValueError. dtype defaults to the value's type (Python float -> float32, int ->
-    int32 or int64, str/bytes -> string).
+    int32 or int64, str/bytes -> string). verify_shape: the value's shape must be `shape`
+    (TypeError otherwise). allow_broadcast: only a one-element value fills `shape`; any other
+    value must have exactly that shape (TypeError otherwise), as TF; not with verify_shape.
     """
+    if verify_shape and allow_broadcast:
+        raise ValueError("allow_broadcast and verify_shape are not both allowed.")
     if isinstance(values, tensor_pb2.TensorProto):
         return values
     dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
@@ -172,6 +176,8 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     num_elements = int(np.prod(dims, dtype=np.int64)) if dims else 1
     if verify_shape and list(arr.shape) != dims:
         raise TypeError("Expected Tensor's shape: %s, got %s." % (tuple(dims), arr.shape))
+    if allow_broadcast and shape is not None and arr.size != 1 and list(arr.shape) != dims:
+        raise TypeError("Expected Tensor's shape: %s, but got %s." % (tuple(dims), arr.shape))
 
     proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum,
                                    tensor_shape=tensor_shape.TensorShape(dims).as_proto())
@@ -202,9 +208,12 @@ def MakeNdarray(tensor):  # pylint: disable=invalid-name
 make_ndarray = MakeNdarray
 
 
-def constant_value(tensor):
+def constant_value(tensor, partial=False):
     """The value of `tensor` when it can be computed without running the graph (Const, and
-    Shape/Size/Rank of a statically known shape, through Identity and Cast), else None."""
+    Shape/Size/Rank of a statically known shape, through Identity and Cast), else None.
+    partial: TF may then return arrays with unknown (None) entries for ops such as Pack; none
+    of the ops evaluated here is partial, so it changes nothing."""
+    del partial  # the ops evaluated here are all or nothing (docstring)
     from tensorflux.framework import ops  # pylint: disable=g-import-not-at-top
     if not isinstance(tensor, ops.Tensor):
         return np.asarray(tensor)

@@ -89,29 +89,40 @@ class Layer:
     def call(self, inputs, **kwargs):  # pylint: disable=unused-argument
         return inputs
 
-    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
-                   trainable=True):
-        """A variable `name` of this layer's scope through tx.get_variable. Non-trainable
-        variables stay out of TRAINABLE_VARIABLES."""
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
+                   trainable=None, constraint=None, use_resource=None, synchronization=None,
+                   aggregation=None, partitioner=None):
+        """A variable `name` of this layer's scope through tx.get_variable (trainable None means
+        True; constraint, use_resource, synchronization, aggregation, partitioner: as
+        tx.get_variable's). Non-trainable variables stay out of TRAINABLE_VARIABLES."""
+        if shape is None:
+            shape = ()
         dtype = dtypes.as_dtype(dtype or self._dtype or dtypes.float32)
-        trainable = trainable and self.trainable
+        trainable = (True if trainable is None else trainable) and self.trainable
         graph = ops.get_default_graph()
         before = len(graph.get_collection(ops.GraphKeys.REGULARIZATION_LOSSES))
         var = _vs().get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
-                                 regularizer=regularizer, trainable=trainable)
+                                 regularizer=regularizer, trainable=trainable,
+                                 constraint=constraint, use_resource=use_resource,
+                                 synchronization=synchronization, aggregation=aggregation,
+                                 partitioner=partitioner)
         self._losses.extend(graph.get_collection(ops.GraphKeys.REGULARIZATION_LOSSES)[before:])
         (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
         return var
 
-    def add_update(self, update):
-        """Records an update op and adds it to tx.GraphKeys.UPDATE_OPS."""
-        op = update.op if isinstance(update, ops.Tensor) else update
-        self._updates.append(op)
-        ops.add_to_collection(ops.GraphKeys.UPDATE_OPS, op)
+    def add_update(self, updates):
+        """Records an update op (or a list of them) and adds it to tx.GraphKeys.UPDATE_OPS."""
+        for update in (updates if isinstance(updates, (list, tuple)) else [updates]):
+            op = update.op if isinstance(update, ops.Tensor) else update
+            self._updates.append(op)
+            ops.add_to_collection(ops.GraphKeys.UPDATE_OPS, op)
 
     def _init_kernel_bias(self, activation, use_bias, kernel_initializer, bias_initializer,
-                          kernel_regularizer, bias_regularizer, activity_regularizer):
+                          kernel_regularizer, bias_regularizer, activity_regularizer,
+                          kernel_constraint=None, bias_constraint=None):
         """Stores the arguments Dense and Conv2D share."""
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
         self.activation = activation
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -126,14 +137,16 @@ class Layer:
         """Creates "kernel" (kernel_shape) and, with use_bias, "bias" ([kernel_shape[-1]],
         zeros unless bias_initializer says otherwise)."""
         self.kernel = self.add_weight("kernel", kernel_shape, initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         if self.use_bias:
             if self.bias_initializer is None:
                 from tensorflux.ops import init_ops  # pylint: disable=g-import-not-at-top
                 self.bias_initializer = init_ops.zeros_initializer()
             self.bias = self.add_weight("bias", [kernel_shape[-1]],
                                         initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer)
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
         self.built = True
 
     def _bias_activation(self, outputs, data_format=None):

@@ -25,7 +25,8 @@ class Conv2D(base.Layer):
                  data_format="channels_last", dilation_rate=(1, 1), activation=None,
                  use_bias=True, kernel_initializer=None, bias_initializer=None,
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 trainable=True, name=None, **kwargs):
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self.filters = int(filters)
         if self.filters <= 0:
@@ -40,7 +41,8 @@ class Conv2D(base.Layer):
         self.padding = base._padding(padding)  # pylint: disable=protected-access
         self.data_format = base._data_format(data_format)  # pylint: disable=protected-access
         self._init_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer,
-                               kernel_regularizer, bias_regularizer, activity_regularizer)
+                               kernel_regularizer, bias_regularizer, activity_regularizer,
+                               kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         if input_shape.ndims is not None and input_shape.ndims != 4:
@@ -66,14 +68,15 @@ class Conv2D(base.Layer):
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
            kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
-           bias_regularizer=None, activity_regularizer=None, trainable=True, name=None,
-           reuse=None):
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
     """Functional form of Conv2D (tf.layers.conv2d). bias_initializer None means zeros."""
     layer = Conv2D(filters, kernel_size, strides=strides, padding=padding,
                    data_format=data_format, dilation_rate=dilation_rate, activation=activation,
                    use_bias=use_bias, kernel_initializer=kernel_initializer,
                    bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
                    bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                    trainable=trainable, name=name, _reuse=reuse)
     return layer.apply(inputs)
 
@@ -107,6 +110,9 @@ class _Pooling2D(base.Layer):
             return array_ops2.transpose(y, [0, 3, 1, 2]) if nchw else y
 
     apply = __call__
+
+    def call(self, inputs):  # pylint: disable=arguments-differ
+        return self(inputs)
 
 
 class MaxPooling2D(_Pooling2D):

@@ -23,13 +23,15 @@ class Dense(base.Layer):
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
                  bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, trainable=True, name=None, **kwargs):
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self.units = int(units)
         if self.units <= 0:
             raise ValueError("Dense: units must be positive, got %r" % (units,))
         self._init_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer,
-                               kernel_regularizer, bias_regularizer, activity_regularizer)
+                               kernel_regularizer, bias_regularizer, activity_regularizer,
+                               kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         if input_shape.ndims is not None and input_shape.ndims < 2:
@@ -62,12 +64,14 @@ class Dense(base.Layer):
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
           bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
-          activity_regularizer=None, trainable=True, name=None, reuse=None):
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+          name=None, reuse=None):
     """Functional form of Dense (tf.layers.dense). bias_initializer None means zeros."""
     layer = Dense(units, activation=activation, use_bias=use_bias,
                   kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
                   kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                  activity_regularizer=activity_regularizer, trainable=trainable, name=name,
+                  activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+                  bias_constraint=bias_constraint, trainable=trainable, name=name,
                   _reuse=reuse)
     return layer.apply(inputs)
 
@@ -93,6 +97,9 @@ class Dropout(base.Layer):
                 lambda: array_ops.identity(inputs))
 
     apply = __call__
+
+    def call(self, inputs, training=False):  # pylint: disable=arguments-differ
+        return self(inputs, training=training)
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
@@ -126,6 +133,9 @@ class Flatten(base.Layer):
             return array_ops.reshape(inputs, array_ops2.concat([batch, np.int32([-1])], 0))
 
     apply = __call__
+
+    def call(self, inputs):  # pylint: disable=arguments-differ
+        return self(inputs)
 
 
 def flatten(inputs, name=None, data_format="channels_last"):

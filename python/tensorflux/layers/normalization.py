@@ -54,15 +54,28 @@ def _init(name):
     return init_ops.ones_initializer() if name == "ones" else init_ops.zeros_initializer()
 
 
+def _check_unsupported(**args):
+    for what in sorted(args):
+        if args[what] is not None:
+            raise NotImplementedError("BatchNormalization: %s is not supported" % what)
+
+
 class BatchNormalization(base.Layer):
     """Batch normalization layer (Ioffe & Szegedy 2015) over the channel axis."""
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer=None, gamma_initializer=None, moving_mean_initializer=None,
                  moving_variance_initializer=None, beta_regularizer=None,
-                 gamma_regularizer=None, trainable=True, name=None, fused=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None,
+                 trainable=True, virtual_batch_size=None, adjustment=None, name=None,
                  synchronized=False, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
+        _check_unsupported(renorm=renorm or None, renorm_clipping=renorm_clipping,
+                           virtual_batch_size=virtual_batch_size, adjustment=adjustment)
+        del renorm_momentum  # used by renorm only
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
         self.synchronized = bool(synchronized)
         if isinstance(axis, (list, tuple)):
             if len(axis) != 1:
@@ -109,11 +122,13 @@ class BatchNormalization(base.Layer):
         if self.scale:
             self.gamma = self.add_weight("gamma", [channels], param_dtype,
                                          self.gamma_initializer or _init("ones"),
-                                         self.gamma_regularizer)
+                                         self.gamma_regularizer,
+                                         constraint=self.gamma_constraint)
         if self.center:
             self.beta = self.add_weight("beta", [channels], param_dtype,
                                         self.beta_initializer or _init("zeros"),
-                                        self.beta_regularizer)
+                                        self.beta_regularizer,
+                                        constraint=self.beta_constraint)
         self.moving_mean = self.add_weight("moving_mean", [channels], param_dtype,
                                            self.moving_mean_initializer or _init("zeros"),
                                            trainable=False)
@@ -122,7 +137,9 @@ class BatchNormalization(base.Layer):
                                                trainable=False)
         self.built = True
 
-    def call(self, inputs, training=False):  # pylint: disable=arguments-differ
+    def call(self, inputs, training=False, mask=None):  # pylint: disable=arguments-differ
+        if mask is not None:
+            raise NotImplementedError("BatchNormalization: mask is not supported")
         static = nn_impl.static_bool(training)
         param_dtype = dtypes.float64 if inputs.dtype.base_dtype == dtypes.float64 \
             else dtypes.float32
@@ -241,8 +258,10 @@ class BatchNormalization(base.Layer):
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                         beta_initializer=None, gamma_initializer=None,
                         moving_mean_initializer=None, moving_variance_initializer=None,
-                        beta_regularizer=None, gamma_regularizer=None, training=False,
-                        trainable=True, name=None, reuse=None, fused=None):
+                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                        gamma_constraint=None, training=False, trainable=True, name=None,
+                        reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
+                        fused=None, virtual_batch_size=None, adjustment=None):
     """Functional form of BatchNormalization (tf.layers.batch_normalization); see the module
     doc for the UPDATE_OPS the train op must depend on. The None initializers mean TF's
     defaults (ones for gamma and moving_variance, zeros for beta and moving_mean)."""
@@ -252,6 +271,11 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                moving_mean_initializer=moving_mean_initializer,
                                moving_variance_initializer=moving_variance_initializer,
                                beta_regularizer=beta_regularizer,
-                               gamma_regularizer=gamma_regularizer, trainable=trainable,
-                               name=name, _reuse=reuse, fused=fused)
+                               gamma_regularizer=gamma_regularizer,
+                               beta_constraint=beta_constraint,
+                               gamma_constraint=gamma_constraint, renorm=renorm,
+                               renorm_clipping=renorm_clipping,
+                               renorm_momentum=renorm_momentum, fused=fused,
+                               trainable=trainable, virtual_batch_size=virtual_batch_size,
+                               adjustment=adjustment, name=name, _reuse=reuse)
     return layer.apply(inputs, training=training)

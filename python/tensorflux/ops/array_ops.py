@@ -40,14 +40,16 @@ def reshape(tensor, shape, name=None):
     return apply_op("Reshape", tensor=tensor, shape=shape, name=name or "Reshape")
 
 
-def shape(input, name=None, out_type=dtypes.int32):  # pylint: disable=redefined-builtin
-    """The shape of `input` as a 1-D int32 (or int64) tensor."""
-    return apply_op("Shape", input=input, out_type=out_type, name=name or "Shape")
+def shape(input, name=None, out_type=None):  # pylint: disable=redefined-builtin
+    """The shape of `input` as a 1-D int32 (or int64) tensor (out_type None: int32)."""
+    return apply_op("Shape", input=input, out_type=out_type or dtypes.int32,
+                    name=name or "Shape")
 
 
-def size(input, name=None, out_type=dtypes.int32):  # pylint: disable=redefined-builtin
-    """The number of elements of `input` as a scalar."""
-    return apply_op("Size", input=input, out_type=out_type, name=name or "Size")
+def size(input, name=None, out_type=None):  # pylint: disable=redefined-builtin
+    """The number of elements of `input` as a scalar (out_type None: int32)."""
+    return apply_op("Size", input=input, out_type=out_type or dtypes.int32,
+                    name=name or "Size")
 
 
 def rank(input, name=None):  # pylint: disable=redefined-builtin
@@ -55,8 +57,15 @@ def rank(input, name=None):  # pylint: disable=redefined-builtin
     return apply_op("Rank", input=input, name=name or "Rank")
 
 
-def fill(dims, value, name=None):
-    """A tensor of shape `dims` (1-D int32/int64) filled with the scalar `value`."""
+def _check_layout(where, layout):
+    if layout is not None:
+        raise NotImplementedError("tx.%s: layout (a DTensor layout) is not supported" % where)
+
+
+def fill(dims, value, name=None, layout=None):
+    """A tensor of shape `dims` (1-D int32/int64) filled with the scalar `value`. layout
+    (TF's DTensor layout) is not supported."""
+    _check_layout("fill", layout)
     return apply_op("Fill", dims=dims, value=value, name=name or "Fill")
 
 
@@ -92,13 +101,17 @@ def _scalar(dtype, value):
     return np.array(value, dtype=dtype.as_numpy_dtype)
 
 
-def zeros(shape, dtype=dtypes.float32, name=None):  # pylint: disable=redefined-outer-name
-    """A tensor of `shape` filled with zeros."""
+# pylint: disable-next=redefined-outer-name
+def zeros(shape, dtype=dtypes.float32, name=None, layout=None):
+    """A tensor of `shape` filled with zeros (layout: not supported)."""
+    _check_layout("zeros", layout)
     return _filled(shape, dtype, _scalar(dtype, 0), name or "zeros")
 
 
-def ones(shape, dtype=dtypes.float32, name=None):  # pylint: disable=redefined-outer-name
-    """A tensor of `shape` filled with ones."""
+# pylint: disable-next=redefined-outer-name
+def ones(shape, dtype=dtypes.float32, name=None, layout=None):
+    """A tensor of `shape` filled with ones (layout: not supported)."""
+    _check_layout("ones", layout)
     return _filled(shape, dtype, _scalar(dtype, 1), name or "ones")
 
 

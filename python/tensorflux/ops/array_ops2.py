@@ -21,9 +21,14 @@ _INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
-    """Permutes the dims of `a`: output dim i is input dim perm[i]; perm None reverses them."""
+    """Permutes the dims of `a`: output dim i is input dim perm[i]; perm None reverses them.
+    conjugate: changes nothing for real dtypes (as TF); for complex ones it is not supported
+    (NotImplementedError)."""
     with ops.name_scope(name, "transpose", [a]) as scope:
         a = ops.convert_to_tensor(a, name="a")
+        if conjugate and a.dtype.is_complex:
+            raise NotImplementedError("tx.transpose: conjugate=True is not supported for "
+                                      "complex tensors")
         if perm is None:
             rank = a.shape.ndims
             if rank is not None:

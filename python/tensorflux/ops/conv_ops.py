@@ -59,7 +59,7 @@ def _conv_attrs(strides, padding, data_format, dilations):
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
-           data_format="NHWC", dilations=None, name=None, filters=None):
+           data_format="NHWC", dilations=[1, 1, 1, 1], name=None, filters=None):
     """Conv2D: output[b, i, j, o] = sum over di, dj, q of
     input[b, strides[1] * i + dilation * di - pad, ..., q] * filter[di, dj, q, o]."""
     if filter is None:
@@ -72,7 +72,7 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
 
 def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa: A002
                           padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
-                          dilations=None, name=None, filters=None):
+                          dilations=[1, 1, 1, 1], name=None, filters=None):
     """Conv2DBackpropInput: the gradient of conv2d with respect to its input (of shape
     input_sizes, an int32 vector of 4 or of the 2 spatial dims)."""
     if filter is None:
@@ -84,7 +84,8 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
-                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=None, name=None):
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=[1, 1, 1, 1],
+                           name=None):
     """Conv2DBackpropFilter: the gradient of conv2d with respect to its filter (of shape
     filter_sizes, an int32 vector of 4)."""
     return apply_op("Conv2DBackpropFilter", input=input, filter_sizes=filter_sizes,
@@ -94,7 +95,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
 
 
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
-                            dilations=None, name=None):
+                            dilations=[1, 1, 1, 1], name=None):
     """DepthwiseConv2dNative: each input channel c convolved with its own
     filter[:, :, c, m] for every m, giving output channel c * channel_multiplier + m."""
     return apply_op("DepthwiseConv2dNative", input=input, filter=filter,

@@ -5,6 +5,8 @@ GraphDef, the backward nodes come back as NodeDefs and are added here through th
 op-creation path, so they are validated and shape-inferred like any other op.
 """
 
+import enum
+
 from tensorflux.framework import ops
 from tensorflux.ops.resource_variable_ops import ResourceVariable
 
@@ -32,7 +34,37 @@ def _split_input(name):
     return name, 0
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **unused_kwargs):
+class AggregationMethod:
+    """How gradients of a tensor used several times are summed (TF's constants). Every method
+    gives the sum; TensorFlux always adds them with AddN."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+class UnconnectedGradients(enum.Enum):
+    """What tx.gradients returns for an x that ys do not depend on: None, or zeros of x's shape
+    and dtype."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _zeros_for(graph, x):
+    """Zeros shaped like x, or like the variable x names when it is a resource handle."""
+    from tensorflux.framework import dtypes  # pylint: disable=g-import-not-at-top
+    from tensorflux.ops import array_ops  # pylint: disable=g-import-not-at-top
+    from tensorflux.ops import resource_variable_ops  # pylint: disable=g-import-not-at-top
+    with graph.as_default():
+        if x.dtype.base_dtype == dtypes.resource:
+            value = resource_variable_ops.read_variable_op(x, x.op.get_attr("dtype"))
+            return array_ops.zeros_like(value)
+        return array_ops.zeros_like(x)
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
     """Symbolic derivatives of sum(ys) with respect to each x in xs.
 
     ys, xs: a Tensor or a list of Tensors of one graph. An x may be a tx.Variable or its handle
@@ -48,9 +80,19 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **unu
 
     Raises LookupError when an op on the path has no gradient function, ValueError for
     mismatched grad_ys or tensors from another graph, TypeError for non-Tensors in ys or xs.
+
+    unconnected_gradients: UnconnectedGradients.NONE (or "none") gives None for an x the ys do
+    not depend on, ZERO ("zero") zeros like x. colocate_gradients_with_ops, gate_gradients and
+    aggregation_method change only where and in which order TF computes the same gradients
+    (placement, grouping, summation order): accepted, the gradients are the same here.
     """
-    # colocate_gradients_with_ops, gate_gradients, aggregation_method: accepted, no effect here.
-    del unused_kwargs
+    del colocate_gradients_with_ops, gate_gradients, aggregation_method  # docstring
+    try:
+        unconnected = UnconnectedGradients(getattr(unconnected_gradients, "value",
+                                                   unconnected_gradients))
+    except ValueError:
+        raise ValueError("Unknown value for unconnected_gradients: %r"
+                         % (unconnected_gradients,)) from None
     ys = _as_list(ys)
     # A tx.Variable stands for its handle: its gradient is that of the variable's value.
     xs = [getattr(x, "handle", x) if isinstance(x, ResourceVariable) else x
@@ -115,7 +157,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, **unu
     result = []
     for x, gname in zip(xs, grad_names):
         if gname is None:
-            result.append(None)
+            if unconnected is UnconnectedGradients.ZERO:
+                result.append(_zeros_for(graph, x))
+            else:
+                result.append(None)
             continue
         g = graph.get_tensor_by_name(gname)
         if x.shape.is_fully_defined() or x.shape.ndims is not None:

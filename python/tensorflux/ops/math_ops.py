@@ -81,11 +81,12 @@ def minimum(x, y, name=None):
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
-           a_is_sparse=False, b_is_sparse=False, name=None):
+           a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
     """op(a) @ op(b). Rank-2 a [M,K] and b [K,N] give MatMul; when either has rank > 2 (or an
     unknown rank) the product is batched (BatchMatMulV2): a [..., M, K] x b [..., K, N] ->
     [..., M, N], the batch dims broadcasting by NumPy rules. Adjoint equals transpose for real
-    types (for batched inputs both transpose the last two dims)."""
+    types (for batched inputs both transpose the last two dims). output_type: None or the
+    inputs' dtype (TF's int8 -> int32 products are not supported: NotImplementedError)."""
     if a_is_sparse or b_is_sparse:
         raise NotImplementedError("tx.matmul: sparse inputs are not supported")
     if transpose_a and adjoint_a:
@@ -95,6 +96,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     with ops.name_scope(name, "MatMul", [a, b]) as scope:
         a = ops.convert_to_tensor(a, name="a")
         b = ops.convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
+        if output_type is not None and \
+                dtypes.as_dtype(output_type).base_dtype != a.dtype.base_dtype:
+            raise NotImplementedError("tx.matmul: output_type=%s for %s inputs is not supported"
+                                      % (dtypes.as_dtype(output_type).name, a.dtype.name))
         ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
         for t in (a, b):
             if t.shape.ndims is not None and t.shape.ndims < 2:

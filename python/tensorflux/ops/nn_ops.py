@@ -85,21 +85,18 @@ def _flatten_classes(t, name):
     return array_ops.reshape(t, shape, name=name)
 
 
-def _check_named_args(fn, sentinel, labels, logits):
-    """The cross entropies take labels= and logits= by name only, as in TF."""
-    if sentinel is not None:
-        raise ValueError("Only call %s with named arguments (labels=..., logits=..., ...)" % fn)
+def _check_both_args(fn, labels, logits):
+    """The cross entropies need both labels and logits (by name or, as TF 2.15, by position)."""
     if labels is None or logits is None:
-        raise ValueError("Both labels= and logits= are required")
+        raise ValueError("Both labels= and logits= are required for %s" % fn)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
-                                             name=None):
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Cross entropy of softmax(logits) against class indices (SparseSoftmaxCrossEntropyWith
     Logits). labels: [d_0, ..., d_{r-1}] int32/int64 in [0, classes); logits: [d_0, ...,
     d_{r-1}, classes] float. Returns the loss, shaped like labels. A label out of range is an
-    InvalidArgumentError at run time. Call with keyword arguments, as in TF."""
-    _check_named_args("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+    InvalidArgumentError at run time."""
+    _check_both_args("sparse_softmax_cross_entropy_with_logits", labels, logits)
     with ops.name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
         labels = ops.convert_to_tensor(labels, name="labels")
         logits = ops.convert_to_tensor(logits, name="logits")
@@ -124,14 +121,14 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         return array_ops.reshape(loss, shape, name=scope)
 
 
-def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=None, axis=None,
-                                         name=None, dim=None):
+def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, name=None,
+                                         dim=None):
     """Cross entropy of softmax(logits) against the distributions `labels` along the class axis
     (`axis`, or its deprecated name `dim`; default -1) (SoftmaxCrossEntropyWithLogits). labels
     and logits: the same shape [..., classes], each labels row a probability distribution
     (the op itself also broadcasts rank-2 operands). Returns the loss, shaped like logits
     without the class axis. Gradients flow into both logits and labels."""
-    _check_named_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+    _check_both_args("softmax_cross_entropy_with_logits_v2", labels, logits)
     dim = -1 if axis is None and dim is None else (axis if axis is not None else dim)
     with ops.name_scope(name, "softmax_cross_entropy_with_logits", [labels, logits]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
@@ -163,11 +160,10 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
         return array_ops.reshape(loss, batch_shape, name=scope)
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
-                                      name=None, axis=None):
+def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=None, axis=None):
     """The TF 1.x (deprecated) form of softmax_cross_entropy_with_logits_v2: the same loss, but
     labels pass through StopGradient, so backpropagation happens only into logits."""
-    _check_named_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+    _check_both_args("softmax_cross_entropy_with_logits", labels, logits)
     with ops.name_scope(name, "softmax_cross_entropy_with_logits_sg", [labels, logits]) as scope:
         labels = array_ops2.stop_gradient(labels, name="labels_stop_gradient")
         return softmax_cross_entropy_with_logits_v2(
@@ -179,12 +175,11 @@ def l2_loss(t, name=None):
     return apply_op("L2Loss", t=t, name=name or "L2Loss")
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Elementwise logistic loss of sigmoid(logits) against labels in [0, 1] (the same shape):
     -z * log(sigmoid(x)) - (1 - z) * log(1 - sigmoid(x)), computed stably as TF does:
-    max(x, 0) - x * z + log1p(exp(-|x|)). Gradients flow into logits and labels. Call with
-    keyword arguments, as in TF."""
-    _check_named_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
+    max(x, 0) - x * z + log1p(exp(-|x|)). Gradients flow into logits and labels."""
+    _check_both_args("sigmoid_cross_entropy_with_logits", labels, logits)
     with ops.name_scope(name, "logistic_loss", [labels, logits]) as scope:
         logits = ops.convert_to_tensor(logits, name="logits")
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype, name="labels")

@@ -20,6 +20,20 @@ def _all_axes(x):
     return apply_op("Range", start=0, limit=apply_op("Rank", input=x), delta=1)
 
 
+def _v1_args(axis, keepdims, reduction_indices, keep_dims):
+    """TF 1.x's deprecated spellings: reduction_indices for axis, keep_dims for keepdims
+    (ValueError when both spellings of one are given, as TF); keepdims None means False."""
+    if reduction_indices is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+        axis = reduction_indices
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        keepdims = keep_dims
+    return axis, bool(keepdims)
+
+
 def _reduce(op_type, default_name, input_tensor, axis, keepdims, name, dtype=None):
     with ops.name_scope(name, default_name, [input_tensor]) as scope:
         x = ops.convert_to_tensor(input_tensor, dtype=dtype, name="input_tensor")
@@ -33,38 +47,52 @@ def _reduce(op_type, default_name, input_tensor, axis, keepdims, name, dtype=Non
                         name=scope)
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
     """Sum over `axis` (int or list; None = all dims); an empty reduction gives 0."""
+    axis, keepdims = _v1_args(axis, keepdims, reduction_indices, keep_dims)
     return _reduce("Sum", "Sum", input_tensor, axis, keepdims, name)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
     """Mean over `axis`; integer inputs give the truncated integer mean, as TF."""
+    axis, keepdims = _v1_args(axis, keepdims, reduction_indices, keep_dims)
     return _reduce("Mean", "Mean", input_tensor, axis, keepdims, name)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
     """Maximum over `axis`; NaN propagates; an empty reduction gives -inf (lowest for ints)."""
+    axis, keepdims = _v1_args(axis, keepdims, reduction_indices, keep_dims)
     return _reduce("Max", "Max", input_tensor, axis, keepdims, name)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
     """Minimum over `axis`; NaN propagates; an empty reduction gives +inf (highest for ints)."""
+    axis, keepdims = _v1_args(axis, keepdims, reduction_indices, keep_dims)
     return _reduce("Min", "Min", input_tensor, axis, keepdims, name)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
     """Product over `axis`; an empty reduction gives 1. Has no gradient yet."""
+    axis, keepdims = _v1_args(axis, keepdims, reduction_indices, keep_dims)
     return _reduce("Prod", "Prod", input_tensor, axis, keepdims, name)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
     """Logical and over `axis` of a bool tensor (true when empty)."""
+    axis, keepdims = _v1_args(axis, keepdims, reduction_indices, keep_dims)
     return _reduce("All", "All", input_tensor, axis, keepdims, name, dtype=dtypes.bool)
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
     """Logical or over `axis` of a bool tensor (false when empty)."""
+    axis, keepdims = _v1_args(axis, keepdims, reduction_indices, keep_dims)
     return _reduce("Any", "Any", input_tensor, axis, keepdims, name, dtype=dtypes.bool)
 
 

@@ -152,14 +152,14 @@ class L1L2(Regularizer):
         return {"l1": self.l1, "l2": self.l2}
 
 
-def l1(l=0.01):  # noqa: E741  pylint: disable=invalid-name
-    """keras.regularizers.l1: x -> l * sum(|x|)."""
-    return L1L2(l1=l)
+def l1(l1=0.01, *, l=None):  # noqa: E741  pylint: disable=redefined-outer-name,invalid-name
+    """keras.regularizers.l1: x -> l1 * sum(|x|) (`l`: keras' older name of l1)."""
+    return L1L2(l1=l1 if l is None else l)
 
 
-def l2(l=0.01):  # noqa: E741  pylint: disable=invalid-name
-    """keras.regularizers.l2: x -> l * sum(x ** 2)."""
-    return L1L2(l2=l)
+def l2(l2=0.01, *, l=None):  # noqa: E741  pylint: disable=redefined-outer-name,invalid-name
+    """keras.regularizers.l2: x -> l2 * sum(x ** 2) (`l`: keras' older name of l2)."""
+    return L1L2(l2=l2 if l is None else l)
 
 
 def l1_l2(l1=0.01, l2=0.01):  # pylint: disable=redefined-outer-name

@@ -7,8 +7,11 @@ and update the variable it names in the session's ResourceMgr:
                                              # ReadVariableOp "v/Read/ReadVariableOp"
     sess.run(v.initializer); sess.run(v.assign_add([1.0, 1.0])); sess.run(v)  # [2., 3.]
 
-Reads are snapshots (an update after a read does not change the value read). Reading before
-the initializer ran raises FailedPreconditionError naming the variable.
+Reads are snapshots (an update after a read does not change the value read). Each use of the
+variable as a tensor (an operator, convert_to_tensor, value()) adds its own ReadVariableOp under
+the control dependencies in effect, as TF 1.x resource variables do; sess.run(v) and v.eval()
+fetch the read made with the variable. Reading before the initializer ran raises
+FailedPreconditionError naming the variable.
 """
 
 from tensorflux.framework import dtypes
@@ -63,11 +66,33 @@ def destroy_resource_op(resource, ignore_lookup_error=True, name=None):
 class ResourceVariable:
     """A variable held by the session (module docstring). Created in the default graph."""
 
-    def __init__(self, initial_value=None, trainable=True, collections=None,
-                 validate_shape=True, name=None, dtype=None, **unused_kwargs):
-        # caching_device, constraint, synchronization, aggregation, use_resource: accepted for
-        # TF compatibility; variables always live on the session's device here.
-        del unused_kwargs
+    def __init__(self, initial_value=None, trainable=None, collections=None,
+                 validate_shape=True, caching_device=None, name=None, variable_def=None,
+                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                 use_resource=None, synchronization=None, aggregation=None, shape=None):
+        """TF's tf.compat.v1.Variable arguments, in TF's order. trainable: None means True.
+        caching_device: where value() reads: one read (an Identity of the variable's first
+        read) made there at creation, returned by every value() (as TF). expected_shape: ignored,
+        as TF does for resource variables. shape: the variable's static shape (default: the
+        initial value's; may be less defined). constraint: a callable variable -> Tensor that
+        optimizers assign to the variable after each update (as TF). variable_def,
+        import_scope, synchronization, aggregation (other than None) and use_resource=False
+        (every variable here is a resource variable) raise NotImplementedError naming the
+        argument."""
+        del expected_shape  # TF: "Deprecated. Ignored."
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        self._constraint = constraint
+        for what, value in (("variable_def", variable_def), ("import_scope", import_scope),
+                            ("synchronization", synchronization),
+                            ("aggregation", aggregation)):
+            if value is not None:
+                raise NotImplementedError("tx.Variable: %s is not supported" % what)
+        if use_resource is not None and not use_resource:
+            raise NotImplementedError("tx.Variable: use_resource=False is not supported (every "
+                                      "tx.Variable is a resource variable)")
+        if trainable is None:
+            trainable = True
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if collections is None:
@@ -88,8 +113,15 @@ class ResourceVariable:
                 self._initial_value = ops.convert_to_tensor(
                     initial_value, dtype=dtype, name="initial_value")
             self._dtype = self._initial_value.dtype.base_dtype
-            self._shape = (self._initial_value.shape if validate_shape
-                           else tensor_shape.TensorShape(None))
+            if shape is not None:
+                self._shape = tensor_shape.as_shape(shape)
+                if not self._shape.is_compatible_with(self._initial_value.shape):
+                    raise ValueError("The initial value's shape (%s) is not compatible with the "
+                                     "explicitly supplied `shape` argument (%s)."
+                                     % (self._initial_value.shape, self._shape))
+            else:
+                self._shape = (self._initial_value.shape if validate_shape
+                               else tensor_shape.TensorShape(None))
             # The handle gets the variable's name exactly ("v", so v.name is "v:0").
             self._handle = graph._create_op_internal(
                 "VarHandleOp", [],
@@ -109,6 +141,14 @@ class ResourceVariable:
                     name="Assign")
                 with graph.name_scope("Read"):
                     self._graph_element = self._read("ReadVariableOp")
+            self._cached_value = None
+            if caching_device is not None:
+                # As TF: made apart from the enclosing device and colocation scopes.
+                with graph.colocate_with(None, ignore_existing=True), \
+                        graph.device(caching_device):
+                    self._cached_value = apply_op("Identity", input=self._graph_element,
+                                                  name="Identity")
+        self._caching_device = caching_device
         self._trainable = trainable
         self._name = self._handle.name
         for key in collections:
@@ -151,6 +191,11 @@ class ResourceVariable:
         return self._trainable
 
     @property
+    def constraint(self):
+        """The callable optimizers apply after each update, or None."""
+        return self._constraint
+
+    @property
     def initializer(self):
         return self._initializer_op
 
@@ -170,15 +215,24 @@ class ResourceVariable:
         return value
 
     def value(self):
-        """The value read when the variable is used as a tensor (one shared read op)."""
-        return self._graph_element
+        """A new read of the variable (a ReadVariableOp in the current name scope), ordered by
+        the control dependencies in effect, as TF's resource variables: every implicit use of
+        the variable as a tensor (`v + 1`, `tx.matmul(x, v)`, convert_to_tensor) goes through
+        here, so inside `tx.control_dependencies([v.assign(3.0)])` it sees the assignment. The
+        read ignores enclosing colocation scopes and goes to the handle's device."""
+        if self._cached_value is not None:  # caching_device: the one cached read (as TF)
+            return self._cached_value
+        with self.graph.colocate_with(None, ignore_existing=True):
+            return self._read("ReadVariableOp")
 
     def read_value(self):
-        """A new read of the variable (ordered by the control dependencies in effect)."""
+        """A new read of the variable under the name scope "Read" (ordered by the control
+        dependencies in effect)."""
         with self.graph.name_scope("Read"):
             return self._read("ReadVariableOp")
 
     def _as_graph_element(self):
+        # What sess.run(v) and v.eval() fetch: the read made with the variable, as in TF.
         return self._graph_element
 
     def eval(self, session=None):
@@ -191,22 +245,24 @@ class ResourceVariable:
         value = ops.convert_to_tensor(value, dtype=self._dtype)
         if not self._shape.is_compatible_with(value.shape) and kwargs.get("validate_shape", True):
             raise ValueError("Shapes %s and %s are incompatible" % (self._shape, value.shape))
-        with self.graph.device(self._handle.device):
+        # With a cached value (caching_device), updates run after it, as TF's.
+        deps = [self._cached_value] if self._cached_value is not None else []
+        with self.graph.control_dependencies(deps), self.graph.device(self._handle.device):
             update = op_fn(self._handle, value, name=name, **kwargs)
         if not read_value:
             return update
         with self.graph.control_dependencies([update]):
             return self.read_value()
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
+    def assign(self, value, use_locking=False, name=None, read_value=True):
         return self._update(assign_variable_op, value, use_locking, name or "AssignVariableOp",
                             read_value, validate_shape=True)
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         return self._update(assign_add_variable_op, delta, use_locking,
                             name or "AssignAddVariableOp", read_value)
 
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         return self._update(assign_sub_variable_op, delta, use_locking,
                             name or "AssignSubVariableOp", read_value)
 
@@ -251,7 +307,7 @@ ops.register_tensor_conversion_function(ResourceVariable, _to_tensor)
 
 def _install_operators():
     """Every operator of tx.Tensor (installed by math_ops / array_ops2) on ResourceVariable,
-    applied to the variable's value."""
+    applied to a new read of the variable (value())."""
     def make(name):
         method = getattr(ops.Tensor, name)
 

@@ -62,7 +62,7 @@ class _VariableStore:
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
-                     validate_shape=True):
+                     validate_shape=True, caching_device=None, constraint=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -109,7 +109,8 @@ class _VariableStore:
         with graph.control_dependencies(None), graph.name_scope(None):
             v = variables.Variable(initial_value=init_val, name=name, trainable=trainable,
                                    collections=collections, dtype=variable_dtype,
-                                   validate_shape=validate_shape)
+                                   validate_shape=validate_shape,
+                                   caching_device=caching_device, constraint=constraint)
         self._vars[name] = v
         if regularizer is not None:
             with graph.name_scope(None), graph.name_scope(name + "/Regularizer/"):
@@ -132,8 +133,13 @@ class VariableScope:
     Obtain the current one with tx.get_variable_scope(); pass one to variable_scope to
     re-enter it."""
 
-    def __init__(self, reuse, name="", initializer=None, regularizer=None, dtype=dtypes.float32,
-                 name_scope=""):
+    def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None,
+                 partitioner=None, custom_getter=None, name_scope="", dtype=dtypes.float32,
+                 use_resource=None, constraint=None):
+        _check_unsupported("VariableScope", partitioner=partitioner,
+                           custom_getter=custom_getter, use_resource=use_resource)
+        self._caching_device = caching_device
+        self._constraint = constraint
         self._name = name
         self._reuse = reuse
         self._initializer = initializer
@@ -166,6 +172,20 @@ class VariableScope:
     def dtype(self):
         return self._dtype
 
+    @property
+    def caching_device(self):
+        return self._caching_device
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    def set_constraint(self, constraint):
+        self._constraint = constraint
+
+    def set_caching_device(self, caching_device):
+        self._caching_device = caching_device
+
     def reuse_variables(self):
         """Turns reuse on for the rest of this scope."""
         self._reuse = True
@@ -181,8 +201,18 @@ class VariableScope:
 
     def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
-                     validate_shape=True):
-        """var_store.get_variable for "<this scope>/<name>" with this scope's defaults."""
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None,
+                     synchronization=None, aggregation=None):
+        """var_store.get_variable for "<this scope>/<name>" with this scope's defaults (the
+        arguments as tx.get_variable's)."""
+        _check_unsupported("VariableScope.get_variable", partitioner=partitioner,
+                           custom_getter=custom_getter, synchronization=synchronization,
+                           aggregation=aggregation, use_resource=use_resource)
+        if caching_device is None:
+            caching_device = self._caching_device
+        if constraint is None:
+            constraint = self._constraint
         if regularizer is None:
             regularizer = self._regularizer
         if reuse is None:
@@ -200,7 +230,8 @@ class VariableScope:
         return var_store.get_variable(full_name, shape=shape, dtype=dtype,
                                       initializer=initializer, regularizer=regularizer,
                                       reuse=reuse, trainable=trainable, collections=collections,
-                                      validate_shape=validate_shape)
+                                      validate_shape=validate_shape,
+                                      caching_device=caching_device, constraint=constraint)
 
 
 class _ScopeState:
@@ -255,19 +286,25 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     tx.initializers.*, an initializer class, or a value. regularizer: callable variable ->
     scalar loss Tensor or None. trainable: default True (adds TRAINABLE_VARIABLES). collections:
     the graph collections to add the variable to (default [GLOBAL_VARIABLES]). Returns a
-    tx.Variable (a resource variable). Also accepted for TF compatibility and ignored:
-    caching_device, partitioner (None only), use_resource, custom_getter (None only),
-    constraint (None only), synchronization, aggregation.
+    tx.Variable (a resource variable). caching_device and constraint (default: the scope's):
+    as tx.Variable's. partitioner, custom_getter, synchronization, aggregation (other than None)
+    and use_resource=False raise NotImplementedError naming the argument.
     """
-    del caching_device, use_resource, synchronization, aggregation
-    for what, value in (("partitioner", partitioner), ("custom_getter", custom_getter),
-                        ("constraint", constraint)):
-        if value is not None:
-            raise NotImplementedError("get_variable: %s is not supported" % what)
     return get_variable_scope().get_variable(
         _var_store(), name, shape=shape, dtype=dtype, initializer=initializer,
         regularizer=regularizer, trainable=trainable, collections=collections,
-        validate_shape=validate_shape)
+        caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
+        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
+        synchronization=synchronization, aggregation=aggregation)
+
+
+def _check_unsupported(where, use_resource=None, **others):
+    for what in sorted(others):
+        if others[what] is not None:
+            raise NotImplementedError("%s: %s is not supported" % (where, what))
+    if use_resource is not None and not use_resource:
+        raise NotImplementedError("%s: use_resource=False is not supported (every variable "
+                                  "here is a resource variable)" % where)
 
 
 def no_regularizer(_):
@@ -292,12 +329,12 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                    regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
                    reuse=None, dtype=None, use_resource=None, constraint=None,
                    auxiliary_name_scope=True):
-    """Opens a variable scope (module docstring); yields its VariableScope."""
-    del caching_device, use_resource  # accepted for TF compatibility
-    for what, value in (("partitioner", partitioner), ("custom_getter", custom_getter),
-                        ("constraint", constraint)):
-        if value is not None:
-            raise NotImplementedError("variable_scope: %s is not supported" % what)
+    """Opens a variable scope (module docstring); yields its VariableScope. caching_device,
+    constraint: the defaults of get_variable's inside (inherited by sub-scopes). partitioner,
+    custom_getter (other than None) and use_resource=False raise NotImplementedError naming the
+    argument."""
+    _check_unsupported("variable_scope", partitioner=partitioner, custom_getter=custom_getter,
+                       use_resource=use_resource)
     if default_name is None and name_or_scope is None:
         raise TypeError("If default_name is None then name_or_scope is required")
     if reuse is False:  # no scope can turn reuse off: False means inherit, as TF
@@ -345,6 +382,9 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                 new_reuse, name=scope_name,
                 initializer=initializer if initializer is not None else base.initializer,
                 regularizer=regularizer if regularizer is not None else base.regularizer,
+                caching_device=(caching_device if caching_device is not None
+                                else base.caching_device),
+                constraint=constraint if constraint is not None else base.constraint,
                 dtype=dtype if dtype is not None else base.dtype,
                 name_scope=opened_name_scope if name_scope is None else name_scope)
             state.open(scope_name)

@@ -64,7 +64,8 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
       export_dir: the SavedModel directory.
       import_scope: an optional name scope for the imported nodes.
       **saver_kwargs: as TF (they go to import_meta_graph there): clear_devices=True drops
-        the device requests recorded in the graph; other keywords are ignored.
+        the device requests recorded in the graph; any other keyword (TF passes them on to
+        the tf.train.Saver it builds) raises NotImplementedError naming it.
 
     Raises:
       RuntimeError: no MetaGraphDef has exactly these tags (TF's error).
@@ -73,6 +74,9 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         DataLossError, InvalidArgumentError).
     """
     clear_devices = bool(saver_kwargs.pop("clear_devices", False))
+    if saver_kwargs:
+        raise NotImplementedError("tx.saved_model.loader.load: %s not supported"
+                                  % ", ".join("%s=%r" % kv for kv in sorted(saver_kwargs.items())))
     if isinstance(tags, str):
         tags = [tags]
     model = _read_saved_model(export_dir)

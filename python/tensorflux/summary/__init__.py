@@ -13,7 +13,7 @@ shows the scalars, histograms and the graph.
 
 from tensorflux.framework import ops
 from tensorflux.framework.op_def_library import apply_op
-from tensorflux.summary.writer import FileWriter, summary_iterator  # noqa: F401
+from tensorflux.summary.writer import FileWriter, FileWriterCache, summary_iterator  # noqa: F401
 from tensorflux.summary_pb2 import Summary, SummaryMetadata, HistogramProto  # noqa: F401
 from tensorflux.event_pb2 import Event, SessionLog, TaggedRunMetadata  # noqa: F401
 

@@ -7,6 +7,7 @@ events and needs no thread.)
 """
 
 import os
+import threading
 import time
 
 from tensorflux import _pywrap_tensorflux as _pw
@@ -15,15 +16,22 @@ from tensorflux.summary_pb2 import Summary
 
 
 class FileWriter:
-    """FileWriter(logdir, graph=None, max_queue=10, flush_secs=120, filename_suffix=None).
+    """FileWriter(logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+    filename_suffix=None, session=None).
 
     Creates `logdir` (and parents) and a new event file in it
-    ("events.out.tfevents.<seconds>.<host><suffix>"); with `graph` (a tx.Graph) or `graph_def`
+    ("events.out.tfevents.<seconds>.<host>.<pid>.<n><suffix>", n counting the event files of
+    this process: two writers never share a file); with `graph` (a tx.Graph) or `graph_def`
     its GraphDef is written first, for TensorBoard's Graphs tab. Raises the OS error (as a
-    tx.errors error naming the file) when the directory cannot be created or written."""
+    tx.errors error naming the file) when the directory cannot be created or written.
+    `session` (TF: write through summary ops of that session) is not supported: a value other
+    than None raises NotImplementedError."""
 
-    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, filename_suffix=None,
-                 graph_def=None):
+    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+                 filename_suffix=None, session=None):
+        if session is not None:
+            raise NotImplementedError("tx.summary.FileWriter: session is not supported (events "
+                                      "are written by the writer itself)")
         self._logdir = str(logdir)
         os.makedirs(self._logdir, exist_ok=True)
         self._writer = _pw.EventsWriter(os.path.join(self._logdir, "events"),
@@ -86,6 +94,13 @@ class FileWriter:
             event.step = int(global_step)
         self.add_event(event)
 
+    def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Appends a MetaGraphDef (a tx.MetaGraphDef proto)."""
+        event = Event(meta_graph_def=meta_graph_def.SerializeToString())
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
     def add_session_log(self, session_log, global_step=None):
         event = Event(session_log=session_log)
         if global_step is not None:
@@ -119,6 +134,33 @@ class FileWriter:
         self.close()
 
 
+class FileWriterCache:
+    """One FileWriter per log directory for the process (TF's tf.summary.FileWriterCache): the
+    hooks of tx.train share them. get() makes it on first use with the default graph (written
+    as the file's first event, as TF does)."""
+
+    _cache = {}
+    _lock = threading.Lock()
+
+    @staticmethod
+    def get(logdir):
+        from tensorflux.framework import ops  # pylint: disable=g-import-not-at-top
+        with FileWriterCache._lock:
+            writer = FileWriterCache._cache.get(logdir)
+            if writer is None or writer._closed:  # pylint: disable=protected-access
+                writer = FileWriter(logdir, graph=ops.get_default_graph())
+                FileWriterCache._cache[logdir] = writer
+            return writer
+
+    @staticmethod
+    def clear():
+        """Closes and forgets every cached writer."""
+        with FileWriterCache._lock:
+            for writer in FileWriterCache._cache.values():
+                writer.close()
+            FileWriterCache._cache = {}
+
+
 def summary_iterator(path):
     """Yields the Event protos of an event file (tf.compat.v1.train.summary_iterator). A corrupt
     or truncated record raises DataLossError naming the file and offset."""
@@ -128,4 +170,4 @@ def summary_iterator(path):
         yield event
 
 
-__all__ = ["FileWriter", "summary_iterator", "SessionLog"]
+__all__ = ["FileWriter", "FileWriterCache", "summary_iterator", "SessionLog"]

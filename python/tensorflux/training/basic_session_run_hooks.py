@@ -1,6 +1,6 @@
 """The standard hooks of tx.train (TF 1.x's basic_session_run_hooks): StopAtStepHook,
-CheckpointSaverHook, NanTensorHook, LoggingTensorHook, FeedFnHook, FinalOpsHook and the
-SecondOrStepTimer they use.
+CheckpointSaverHook, StepCounterHook, SummarySaverHook, NanTensorHook, LoggingTensorHook,
+FeedFnHook, FinalOpsHook and the SecondOrStepTimer they use.
 
 StopAtStepHook(num_steps=N) stops N steps after the global step the first session started at;
 last_step=N stops when the global step reaches N. CheckpointSaverHook saves a checkpoint
@@ -22,6 +22,8 @@ import numpy as np
 from tensorflux.framework import ops
 from tensorflux.training import session_run_hook
 from tensorflux.training import training_util
+
+_logger = logging.getLogger("tensorflux")
 
 
 class SecondOrStepTimer:
@@ -98,12 +100,20 @@ class StopAtStepHook(session_run_hook.SessionRunHook):
 
 class CheckpointSaverHook(session_run_hook.SessionRunHook):
     """Saves checkpoints to checkpoint_dir/checkpoint_basename-<step> (see the module
-    docstring). Exactly one of save_secs and save_steps (ValueError otherwise)."""
+    docstring). Exactly one of save_secs and save_steps (ValueError otherwise).
+
+    As TF: the event file of checkpoint_dir (tx.summary.FileWriterCache) gets the graph and
+    its MetaGraphDef when the session is created and a SessionLog CHECKPOINT event per save;
+    with save_graph_def (default) the GraphDef is also written to checkpoint_dir/graph.pbtxt
+    and each checkpoint gets its .meta file."""
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
-                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None):
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None,
+                 save_graph_def=True):
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
+        self._save_graph_def = save_graph_def
+        self._summary_writer = None
         self._saver = saver
         self._checkpoint_dir = checkpoint_dir
         self._save_path = os.path.join(checkpoint_dir, checkpoint_basename)
@@ -112,13 +122,24 @@ class CheckpointSaverHook(session_run_hook.SessionRunHook):
         self._listeners = list(listeners or [])
 
     def begin(self):
+        from tensorflux.summary import writer as writer_lib  # pylint: disable=g-import-not-at-top
+        self._summary_writer = writer_lib.FileWriterCache.get(self._checkpoint_dir)
         self._global_step_tensor = _global_step_tensor("CheckpointSaverHook")
         for listener in self._listeners:
             listener.begin()
 
     def after_create_session(self, session, coord):
+        from google.protobuf import text_format  # pylint: disable=g-import-not-at-top
+        from tensorflux.saved_model_pb2 import MetaGraphDef  # pylint: disable=g-import-not-at-top
         os.makedirs(self._checkpoint_dir, exist_ok=True)
         step = int(session.run(self._global_step_tensor))
+        graph = ops.get_default_graph()
+        graph_def = graph.as_graph_def(add_shapes=True)
+        if self._save_graph_def:
+            with open(os.path.join(self._checkpoint_dir, "graph.pbtxt"), "w") as f:
+                f.write(text_format.MessageToString(graph_def))
+        self._summary_writer.add_graph(graph)
+        self._summary_writer.add_meta_graph(MetaGraphDef(graph_def=graph_def))
         self._save(session, step)
         self._timer.update_last_triggered_step(step)
 
@@ -158,12 +179,113 @@ class CheckpointSaverHook(session_run_hook.SessionRunHook):
         """Saves; True when a listener asks to stop (TF's listener protocol)."""
         for listener in self._listeners:
             listener.before_save(session, step)
-        self._get_saver().save(session, self._save_path, global_step=step)
+        from tensorflux.event_pb2 import SessionLog  # pylint: disable=g-import-not-at-top
+        self._get_saver().save(session, self._save_path, global_step=step,
+                               write_meta_graph=self._save_graph_def)
+        self._summary_writer.add_session_log(
+            SessionLog(status=SessionLog.CHECKPOINT, checkpoint_path=self._save_path), step)
         stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):
                 stop = True
         return stop
+
+
+class StepCounterHook(session_run_hook.SessionRunHook):
+    """Every every_n_steps global steps (or every_n_secs seconds; exactly one), logs and writes
+    the steps per second as the summary "<global step name>/sec" (TF's tag) to summary_writer
+    or output_dir's tx.summary.FileWriterCache writer."""
+
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None,
+                 summary_writer=None):
+        if (every_n_steps is None) == (every_n_secs is None):
+            raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
+        self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+
+    def begin(self):
+        from tensorflux.summary import writer as writer_lib  # pylint: disable=g-import-not-at-top
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = writer_lib.FileWriterCache.get(self._output_dir)
+        self._global_step_tensor = _global_step_tensor("StepCounterHook")
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        from tensorflux.summary_pb2 import Summary  # pylint: disable=g-import-not-at-top
+        stale_step = int(run_values.results)
+        if self._timer.should_trigger_for_step(stale_step + 1):
+            step = int(run_context.session.run(self._global_step_tensor))
+            if self._timer.should_trigger_for_step(step):
+                elapsed = self._timer.update_last_triggered_step(step)
+                if elapsed is not None:
+                    secs, steps = elapsed
+                    rate = steps / secs if secs > 0 else float("inf")
+                    if self._summary_writer is not None:
+                        self._summary_writer.add_summary(Summary(value=[Summary.Value(
+                            tag=self._summary_tag, simple_value=rate)]), step)
+                    _logger.info("%s: %g", self._summary_tag, rate)
+
+
+class SummarySaverHook(session_run_hook.SessionRunHook):
+    """Runs the summary op (summary_op, a string tensor or a list of them; or the scaffold's:
+    exactly one of the two) with the first step and then every save_steps global steps (or
+    save_secs seconds) and writes its Summary at the global step, after a SessionLog START
+    event, to summary_writer or output_dir's tx.summary.FileWriterCache writer (TF's hook)."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None,
+                 scaffold=None, summary_op=None):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._summary_op = summary_op
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        from tensorflux.summary import writer as writer_lib  # pylint: disable=g-import-not-at-top
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = writer_lib.FileWriterCache.get(self._output_dir)
+        self._next_step = None
+        self._global_step_tensor = _global_step_tensor("SummarySaverHook")
+
+    def _get_summary_op(self):
+        op = self._summary_op if self._summary_op is not None else self._scaffold.summary_op
+        if op is None:
+            return None
+        return op if isinstance(op, list) else [op]
+
+    def before_run(self, run_context):
+        self._request_summary = (self._next_step is None
+                                 or self._timer.should_trigger_for_step(self._next_step))
+        requests = {"global_step": self._global_step_tensor}
+        if self._request_summary and self._get_summary_op() is not None:
+            requests["summary"] = self._get_summary_op()
+        return session_run_hook.SessionRunArgs(requests)
+
+    def after_run(self, run_context, run_values):
+        from tensorflux.event_pb2 import SessionLog  # pylint: disable=g-import-not-at-top
+        if not self._summary_writer:
+            return
+        global_step = int(run_values.results["global_step"]) + 1
+        if self._next_step is None or self._request_summary:
+            global_step = int(run_context.session.run(self._global_step_tensor))
+        if self._next_step is None:
+            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START),
+                                                 global_step)
+        if self._request_summary:
+            self._timer.update_last_triggered_step(global_step)
+            for summary in run_values.results.get("summary", []):
+                self._summary_writer.add_summary(summary, global_step)
+        self._next_step = global_step + 1
+
+    def end(self, session=None):
+        if self._summary_writer:
+            self._summary_writer.flush()
 
 
 class CheckpointSaverListener:

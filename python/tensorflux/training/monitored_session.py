@@ -24,8 +24,10 @@ Recovery (TF's _RecoverableSession): when run() fails with AbortedError or Unava
 it. Errors of these two kinds while creating a session are retried as well.
 Checkpoints are written atomically (tx.train.Saver), so a crash never leaves a corrupt one.
 
-Not here (yet): the summary and step-counter hooks that TF adds (save_summaries_*,
-log_step_count_steps are accepted and ignored).
+MonitoredTrainingSession adds TF's hooks on the chief: with a summary_dir (default:
+checkpoint_dir) a StepCounterHook (every log_step_count_steps) and a SummarySaverHook (every
+save_summaries_steps, default 100, or save_summaries_secs) writing to the directory's event
+file, and with a checkpoint_dir the CheckpointSaverHook.
 """
 
 import logging
@@ -65,11 +67,12 @@ class Scaffold:
     are uninitialized), ready_for_local_init_op (which global ones are), local_init_op (local
     variables' initializers), saver (the one Saver of GraphKeys.SAVERS, else a Saver of every
     global variable). ready_op / ready_for_local_init_op may also be TF-style ops returning the
-    names of the uninitialized variables (ready when empty)."""
+    names of the uninitialized variables (ready when empty). local_init_feed_dict: the feeds of
+    local_init_op's run."""
 
     def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
                  ready_for_local_init_op=None, local_init_op=None, summary_op=None, saver=None,
-                 copy_from_scaffold=None):
+                 copy_from_scaffold=None, local_init_feed_dict=None):
         if copy_from_scaffold is not None:
             if not isinstance(copy_from_scaffold, Scaffold):
                 raise TypeError("copy_from_scaffold is not a Scaffold instance.")
@@ -80,6 +83,9 @@ class Scaffold:
             ready_for_local_init_op = (ready_for_local_init_op
                                        or copy_from_scaffold.ready_for_local_init_op)
             local_init_op = local_init_op or copy_from_scaffold.local_init_op
+            local_init_feed_dict = (local_init_feed_dict
+                                    or copy_from_scaffold.local_init_feed_dict)
+            summary_op = summary_op or copy_from_scaffold.summary_op
             saver = saver or copy_from_scaffold.saver
         self._init_op = init_op
         self._init_feed_dict = init_feed_dict
@@ -88,6 +94,7 @@ class Scaffold:
         self._ready_op = ready_op
         self._ready_for_local_init_op = ready_for_local_init_op
         self._local_init_op = local_init_op
+        self._local_init_feed_dict = local_init_feed_dict
         self._summary_op = summary_op
         self._saver = saver
         self._var_names = None
@@ -110,6 +117,17 @@ class Scaffold:
         if self._local_init_op is None:
             self._local_init_op = control_flow_ops.group(
                 variables.local_variables_initializer(), name="local_init")
+        if self._summary_op is None:
+            # As TF: the one op of GraphKeys.SUMMARY_OP, else merge_all() (None without
+            # summaries), which joins that collection.
+            from tensorflux import summary  # pylint: disable=g-import-not-at-top
+            found = ops.get_collection(ops.GraphKeys.SUMMARY_OP)
+            if len(found) > 1:
+                raise RuntimeError("More than one item in collection %s"
+                                   % ops.GraphKeys.SUMMARY_OP)
+            self._summary_op = found[0] if found else summary.merge_all()
+            if not found and self._summary_op is not None:
+                ops.add_to_collection(ops.GraphKeys.SUMMARY_OP, self._summary_op)
         if self._saver is None:
             savers = ops.get_collection(ops.GraphKeys.SAVERS)
             if len(savers) > 1:
@@ -149,6 +167,10 @@ class Scaffold:
         return self._local_init_op
 
     @property
+    def local_init_feed_dict(self):
+        return self._local_init_feed_dict
+
+    @property
     def summary_op(self):
         return self._summary_op
 
@@ -162,7 +184,7 @@ class Scaffold:
         not_ready = self._not_ready(sess, self._ready_for_local_init_op, self._global_names)
         if not_ready:
             return not_ready
-        sess.run(self._local_init_op)
+        sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict)
         return self._not_ready(sess, self._ready_op, self._var_names)
 
     def _not_ready(self, sess, op, names):
@@ -456,12 +478,20 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                              save_summaries_secs=USE_DEFAULT, config=None,
                              stop_grace_period_secs=120, log_step_count_steps=100,
                              max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT,
-                             summary_dir=None):
-    """A MonitoredSession for training (see the module docstring). The chief gets a
-    CheckpointSaverHook when checkpoint_dir is set: every save_checkpoint_secs (default 600)
-    or save_checkpoint_steps seconds/steps (giving one turns the other off; both None: no
-    saving)."""
-    del save_summaries_steps, save_summaries_secs, log_step_count_steps, summary_dir
+                             summary_dir=None, save_graph_def=True):
+    """A MonitoredSession for training (see the module docstring). The chief gets, as TF:
+    with summary_dir (default checkpoint_dir), a StepCounterHook every log_step_count_steps
+    steps (None or 0: none) and a SummarySaverHook of the scaffold's summary_op every
+    save_summaries_steps steps (default 100) or save_summaries_secs seconds (both None: none);
+    with checkpoint_dir, a CheckpointSaverHook (save_graph_def passed on) every
+    save_checkpoint_secs (default 600) or save_checkpoint_steps seconds/steps (giving one turns
+    the other off; both None: no saving)."""
+    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
+        save_summaries_steps, save_summaries_secs = 100, None
+    elif save_summaries_secs is USE_DEFAULT:
+        save_summaries_secs = None
+    elif save_summaries_steps is USE_DEFAULT:
+        save_summaries_steps = None
     if save_checkpoint_secs is USE_DEFAULT and save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_secs, save_checkpoint_steps = 600, None
     elif save_checkpoint_secs is USE_DEFAULT:
@@ -478,9 +508,20 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     all_hooks.extend(chief_only_hooks or [])
     creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
                                   checkpoint_dir=checkpoint_dir)
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir:
+        if log_step_count_steps and log_step_count_steps > 0:
+            all_hooks.append(basic_session_run_hooks.StepCounterHook(
+                output_dir=summary_dir, every_n_steps=log_step_count_steps))
+        if ((save_summaries_steps and save_summaries_steps > 0)
+                or (save_summaries_secs and save_summaries_secs > 0)):
+            all_hooks.append(basic_session_run_hooks.SummarySaverHook(
+                scaffold=scaffold, save_steps=save_summaries_steps,
+                save_secs=save_summaries_secs, output_dir=summary_dir))
     if checkpoint_dir and (save_checkpoint_secs or save_checkpoint_steps):
         all_hooks.append(basic_session_run_hooks.CheckpointSaverHook(
             checkpoint_dir, save_secs=save_checkpoint_secs or None,
-            save_steps=save_checkpoint_steps or None, scaffold=scaffold))
+            save_steps=save_checkpoint_steps or None, scaffold=scaffold,
+            save_graph_def=save_graph_def))
     return MonitoredSession(creator, hooks=all_hooks,
                             stop_grace_period_secs=stop_grace_period_secs)

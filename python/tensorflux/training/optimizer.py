@@ -109,12 +109,16 @@ class Optimizer:
             grads = _gate(grads)
         return list(zip(grads, var_list))
 
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None,
+                        skip_gradients_aggregation=False):
         """Adds the update of every variable with a (non-None) gradient and returns one
         Operation running them all; with global_step (an integer variable) the returned op also
-        adds 1 to it, after the updates. Registers the op in GraphKeys.TRAIN_OP. ValueError for
+        adds 1 to it, after the updates. A variable with a constraint is then assigned
+        constraint(variable) (as TF). Registers the op in GraphKeys.TRAIN_OP. ValueError for
         an empty list or when every gradient is None; TypeError for a gradient that is not a
-        tensor."""
+        tensor. skip_gradients_aggregation: TF skips the cross-replica sum of a distribution
+        strategy; there is none here, so it changes nothing."""
+        del skip_gradients_aggregation  # no distribution strategy: nothing to aggregate
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
@@ -149,7 +153,12 @@ class Optimizer:
                     # On the variable's device (TF colocates the update with the variable):
                     # under tx.train.replica_device_setter that is its ps task.
                     with ops.name_scope("update_" + var.op.name), graph.device(var.device):
-                        update_ops.append(self._apply_dense(grad, var))
+                        update = self._apply_dense(grad, var)
+                        constraint = getattr(var, "constraint", None)
+                        if constraint is not None:
+                            with graph.control_dependencies([update]):
+                                update = var.assign(constraint(var), read_value=False)
+                        update_ops.append(update)
                 if global_step is None:
                     apply_updates = self._finish(update_ops, scope)
                 else:

@@ -21,7 +21,12 @@ class QueueRunner:
     """Runs `enqueue_ops` of `queue` in threads (see the module docstring)."""
 
     def __init__(self, queue=None, enqueue_ops=None, close_op=None, cancel_op=None,
-                 queue_closed_exception_types=None):
+                 queue_closed_exception_types=None, queue_runner_def=None, import_scope=None):
+        # import_scope applies to queue_runner_def only (TF ignores it without one).
+        del import_scope
+        if queue_runner_def is not None:
+            raise NotImplementedError("QueueRunner: queue_runner_def (building from a "
+                                      "QueueRunnerDef proto) is not supported")
         if queue is None or not enqueue_ops:
             raise ValueError("QueueRunner needs a queue and at least one enqueue op")
         self._queue = queue

@@ -25,7 +25,7 @@ class Server:
       protocol: "grpc" (the only one).
       config: a tx.ConfigProto: the default of sessions on this server's master
         (device_count for this task's devices).
-      start: accepted for TF's signature; the server serves from construction on.
+      start: serve from construction on (default); with False, from start() on (as TF).
       bind_host: the address to listen on (default 127.0.0.1; a non-loopback one is refused
         without TLS and a token, see docs/DISTRIBUTED.md).
       token_file: a shared token every call must carry.
@@ -53,27 +53,45 @@ class Server:
                 raise TypeError("config must be a tx.ConfigProto")
             server_def.default_session_config.CopyFrom(config)
         self._server_def = server_def
-        self._server = _pywrap.Server(server_def.SerializeToString(), bind_host, token_file)
+        self._bind_host = bind_host
+        self._token_file = token_file
+        self._server = None
+        if start:
+            self.start()
 
     @property
     def target(self):
-        """"grpc://host:port": pass it to tx.Session."""
-        return self._server.target
+        """"grpc://host:port": pass it to tx.Session (known before start(), as TF)."""
+        if self._server is not None:
+            return self._server.target
+        for job in self._server_def.cluster.job:
+            if job.name == self._server_def.job_name and \
+                    self._server_def.task_index in job.tasks:
+                return "grpc://" + job.tasks[self._server_def.task_index]
+        raise ValueError("task %d of job %r is not in the cluster"
+                         % (self._server_def.task_index, self._server_def.job_name))
 
     @property
     def server_def(self):
         return self._server_def
 
     def start(self):
-        """The server serves from construction on; kept for TF's API."""
+        """Starts serving (a no-op when serving already, as after Server(start=True))."""
+        if self._server is None:
+            self._server = _pywrap.Server(self._server_def.SerializeToString(), self._bind_host,
+                                          self._token_file)
 
     def join(self):
         """Blocks until the server is stopped."""
+        if self._server is None:
+            raise RuntimeError("join() on a server that was not started (start=False): call "
+                               "start() first")
         self._server.join()
 
     def stop(self):
         """Stops serving and closes the sessions of this server's master."""
-        self._server.stop()
+        if self._server is not None:
+            self._server.stop()
 
     @staticmethod
     def create_local_server(config=None, start=True):

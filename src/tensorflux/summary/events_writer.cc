@@ -1,12 +1,24 @@
 #include "tensorflux/summary/events_writer.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
+#include <string>
 
 namespace tensorflux {
 namespace summary {
+
+namespace {
+
+// Numbers the event files this process opens, from 0, whatever their directory (as TF 2.15's
+// summary file writers do): with the pid it keeps two writers of one second apart.
+std::atomic<unsigned long long> next_file_id{0};
+
+}  // namespace
 
 StatusOr<std::unique_ptr<EventsWriter>> EventsWriter::Open(const std::string& file_prefix,
                                                            const std::string& file_suffix) {
@@ -16,7 +28,19 @@ StatusOr<std::unique_ptr<EventsWriter>> EventsWriter::Open(const std::string& fi
   char stamp[32];
   std::snprintf(stamp, sizeof(stamp), "%010lld", seconds);
   std::unique_ptr<EventsWriter> w(new EventsWriter);
-  w->filename_ = file_prefix + ".out.tfevents." + stamp + "." + host + file_suffix;
+  const std::string base = file_prefix + ".out.tfevents." + stamp + "." + host + "." +
+                           std::to_string(static_cast<long long>(getpid())) + ".";
+  // Claim the name with O_EXCL: a file left by an earlier process of the same pid and second
+  // (pid reuse) is never truncated; the next number is taken instead.
+  for (;;) {
+    w->filename_ = base + std::to_string(next_file_id.fetch_add(1)) + file_suffix;
+    const int fd = ::open(w->filename_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::close(fd);
+      break;
+    }
+    if (errno != EEXIST) break;  // RecordWriter::Open reports the error, naming the file
+  }
   auto writer = io::RecordWriter::Open(w->filename_);
   if (!writer.ok()) return writer.status();
   w->writer_ = std::move(*writer);

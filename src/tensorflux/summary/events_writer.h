@@ -1,8 +1,10 @@
 // EventsWriter: writes an event file, the TensorBoard log format (TF's core/util/events_writer):
 // a TFRecord stream (io/record_io.h) of serialized Event protos (proto/tensorflux/event.proto),
-// named "<prefix>.out.tfevents.<seconds, 10 digits>.<hostname><suffix>" (TensorBoard finds
-// files by "tfevents" in the name). The first record is Event{wall_time = those seconds,
-// file_version = "brain.Event:2"}, flushed at once.
+// named "<prefix>.out.tfevents.<seconds, 10 digits>.<hostname>.<pid>.<n><suffix>", n counting
+// the files this process opened from 0 (TF 2.15's summary file writers' scheme; TensorBoard
+// finds files by "tfevents" in the name). The name is claimed with O_EXCL, so two writers never
+// share a file, even in one second and one directory. The first record is Event{wall_time =
+// those seconds, file_version = "brain.Event:2"}, flushed at once.
 //
 // Memory: the stdio buffer of the open file. Writes go through that buffer; Flush() makes them
 // reach the OS (a crash loses what was not flushed, never corrupts earlier records).

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "tensorflux/event.pb.h"
 #include "tensorflux/io/record_io.h"
@@ -65,6 +66,42 @@ TEST(EventsWriterTest, WritesVersionThenEvents) {
     EXPECT_EQ(rec, std::string(reinterpret_cast<const char*>(want), sizeof(want)));
   }
   EXPECT_EQ((*r)->ReadRecord(&rec).code(), absl::StatusCode::kOutOfRange);
+  fs::remove_all(dir);
+}
+
+TEST(EventsWriterTest, TwoWritersOfOneSecondGetTheirOwnFiles) {
+  const std::string dir = TempDir();
+  auto a = summary::EventsWriter::Open(dir + "/events");
+  auto b = summary::EventsWriter::Open(dir + "/events");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_NE((*a)->filename(), (*b)->filename());
+  // events.out.tfevents.<10 digits>.<host>.<pid>.<n> (TF 2.15's summary writers' scheme).
+  const std::string pid = "." + std::to_string(getpid()) + ".";
+  EXPECT_NE((*a)->filename().find(pid), std::string::npos) << (*a)->filename();
+  Event e;
+  e.set_step(7);
+  ASSERT_TRUE((*a)->WriteEvent(e).ok());
+  e.set_step(8);
+  ASSERT_TRUE((*b)->WriteEvent(e).ok());
+  ASSERT_TRUE((*a)->Close().ok());
+  ASSERT_TRUE((*b)->Close().ok());
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 2);
+  for (const auto& [writer, step] : {std::pair{a->get(), 7}, std::pair{b->get(), 8}}) {
+    auto r = io::RecordReader::Open(writer->filename());
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::string rec;
+    ASSERT_TRUE((*r)->ReadRecord(&rec).ok());  // the version event
+    ASSERT_TRUE((*r)->ReadRecord(&rec).ok());
+    Event got;
+    ASSERT_TRUE(got.ParseFromString(rec));
+    EXPECT_EQ(got.step(), step) << writer->filename();
+  }
   fs::remove_all(dir);
 }
 
