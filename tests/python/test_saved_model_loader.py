@@ -165,7 +165,8 @@ def test_predictor_refuses_names_that_are_not_aliases(tmp_path):
     predict = tx.contrib.predictor.from_saved_model(str(tmp_path))
     assert predict({"x": np.float32(3)})["out"] == 3  # alias x feeds placeholder b
     # b is a graph tensor (the one behind x) but not an alias: never fed behind the user's back.
-    with pytest.raises(tx.errors.InvalidArgumentError, match=r"no input named 'b' \(its inputs: x\)"):
+    with pytest.raises(tx.errors.InvalidArgumentError,
+                       match=r"no input named 'b' \(its inputs: x\)"):
         predict({"b": np.float32(3)})
     with pytest.raises(ValueError, match="no signature 'nope'"):
         tx.contrib.predictor.from_saved_model(str(tmp_path), signature_def_key="nope")

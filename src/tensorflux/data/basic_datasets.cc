@@ -1,6 +1,6 @@
 // Transformations that keep the element spec: TakeDataset, SkipDataset, RepeatDataset,
-// ShardDataset, IgnoreErrorsDataset, and the options datasets OptimizeDatasetV2 and MaxIntraOpParallelismDataset
-// (CacheDataset: cache_datasets.cc). TF's semantics: take/skip
+// ShardDataset, IgnoreErrorsDataset, and the options datasets OptimizeDatasetV2 and
+// MaxIntraOpParallelismDataset (CacheDataset: cache_datasets.cc). TF's semantics: take/skip
 // with a negative count take/skip everything; repeat with a negative count repeats forever (and
 // ends when an epoch of the input is empty); shard keeps elements index, index + num_shards, ...
 // The options datasets pass their input's elements through and set tf.data options
