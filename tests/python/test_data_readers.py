@@ -42,7 +42,8 @@ def test_tfrecord_dataset_corrupt_record_is_data_loss(tmp_path):
             tx.data.TFRecordDataset(str(tmp_path / "bad.tfrecord"))).get_next()
         with tx.Session() as sess:
             sess.run(nxt)
-            with pytest.raises(tx.errors.DataLossError, match="bad.tfrecord' at offset"):
+            with pytest.raises(tx.errors.DataLossError,
+                               match=r"corrupted record at \d+ in file '.*bad.tfrecord'"):
                 sess.run(nxt)
 
 
@@ -107,7 +108,7 @@ def test_gzip_tfrecord_and_idx_from_python_gzip_members(tmp_path):
         with tx.Graph().as_default():
             nxt = tx.data.make_one_shot_iterator(make(str(tmp_path / name))).get_next()
             with tx.Session() as sess:
-                with pytest.raises(tx.errors.DataLossError, match=name + "' at offset"):
+                with pytest.raises(tx.errors.DataLossError, match=name + "'"):
                     while True:
                         sess.run(nxt)
 

@@ -119,3 +119,60 @@ def test_resource_variable_model_round_trip(tmp_path):
     with tx.Session(graph=tx.Graph()) as sess:
         with pytest.raises(tx.errors.DataLossError, match="checksum"):
             tx.saved_model.loader.load(sess, ["serve"], export_dir)
+
+
+# A signature whose input alias x is placeholder b, beside a placeholder named x (read by w):
+# the graph has tensors named like aliases and aliases naming other tensors.
+_ALIAS_MODEL = """
+meta_graphs {
+  meta_info_def { tags: "serve" }
+  graph_def {
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "out" op: "Identity" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "w" op: "Identity" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  }
+  signature_def {
+    key: "serving_default"
+    value {
+      inputs { key: "x" value { name: "b:0" dtype: DT_FLOAT } }
+      outputs { key: "out" value { name: "out:0" dtype: DT_FLOAT } }
+    }
+  }
+}
+"""
+
+
+def test_predictor_calls_a_signature_by_its_aliases():
+    predict = tx.contrib.predictor.from_saved_model(MATRIX)
+    x = np.arange(9, dtype=np.float32).reshape(1, 3, 3)
+    out = predict({"x": x})
+    assert sorted(out) == ["y"]
+    np.testing.assert_array_equal(out["y"], 0.5 * x + 2)
+    assert sorted(predict.feed_tensors) == ["x"] and predict.fetch_tensors["y"].name == "y:0"
+
+
+def test_predictor_refuses_names_that_are_not_aliases(tmp_path):
+    # The graph tensor behind alias x ("x:0") is not an alias: InvalidArgumentError naming every
+    # unknown name and listing the inputs (TF's saved_model_cli refuses "x:0" the same way).
+    predict = tx.contrib.predictor.from_saved_model(MATRIX)
+    x = np.ones((1, 3, 3), np.float32)
+    with pytest.raises(tx.errors.InvalidArgumentError,
+                       match=r"signature 'serving_default' has no input named 'x:0', 'bogus' "
+                             r"\(its inputs: x\)"):
+        predict({"x": x, "x:0": x, "bogus": x})
+    (tmp_path / "saved_model.pbtxt").write_text(_ALIAS_MODEL)
+    predict = tx.contrib.predictor.from_saved_model(str(tmp_path))
+    assert predict({"x": np.float32(3)})["out"] == 3  # alias x feeds placeholder b
+    # b is a graph tensor (the one behind x) but not an alias: never fed behind the user's back.
+    with pytest.raises(tx.errors.InvalidArgumentError,
+                       match=r"no input named 'b' \(its inputs: x\)"):
+        predict({"b": np.float32(3)})
+    with pytest.raises(ValueError, match="no signature 'nope'"):
+        tx.contrib.predictor.from_saved_model(str(tmp_path), signature_def_key="nope")
+    # Explicit input_names / output_names (TF's other form) are aliases too.
+    predict = tx.contrib.predictor.from_saved_model(
+        str(tmp_path), input_names={"in": "x:0"}, output_names={"o": "w:0"})
+    assert predict({"in": np.float32(7)})["o"] == 7
+    with pytest.raises(tx.errors.InvalidArgumentError, match="no input named 'x'"):
+        predict({"x": np.float32(7)})

@@ -37,8 +37,9 @@ const char kRunUsage[] =
     "  --fetch NAME       tensor to fetch and print (repeatable, printed in order)\n"
     "  --target NODE      node to run without fetching (repeatable)\n"
     "  --save DIR         also write fetch0.npy, fetch1.npy, ... into DIR (created if needed)\n"
-    "  --signature NAME   SavedModel only: feed and fetch NAMEs may be the signature's input\n"
-    "                     and output keys\n"
+    "  --signature NAME   SavedModel only: feed NAMEs are the signature's input keys and\n"
+    "                     fetch NAMEs its output keys (any other name is an error listing\n"
+    "                     them; graph tensor names are not taken then)\n"
     "  --trace FILE.json  run with RunOptions.trace_level FULL_TRACE and write the step as a\n"
     "                     Chrome trace (open in Perfetto or chrome://tracing): a process per\n"
     "                     device, a track per thread, an event per node, dataflow arrows\n"
@@ -148,11 +149,17 @@ Status Run(const RunArgs& args) {
                                      "' is a GraphDef");
     TX_ASSIGN_OR_RETURN(sig, FindSignature(loaded.meta_graph, args.signature));
   }
-  auto resolve = [&](const std::string& name, bool is_input) -> std::string {
-    if (sig == nullptr) return name;
-    auto t = SignatureTensorName(*sig, name, is_input);
-    return t.ok() ? *t : name;
-  };
+  // With a signature every name must be one of its aliases: a name that is not is an error,
+  // never fed to (or fetched from) a graph tensor of that name.
+  std::vector<std::string> feed_names, fetches;
+  for (const auto& [name, text] : args.feeds) feed_names.push_back(name);
+  fetches = args.fetches;
+  if (sig != nullptr) {
+    TX_ASSIGN_OR_RETURN(feed_names,
+                        SignatureTensorNames(*sig, args.signature, feed_names, /*is_input=*/true));
+    TX_ASSIGN_OR_RETURN(fetches,
+                        SignatureTensorNames(*sig, args.signature, fetches, /*is_input=*/false));
+  }
 
   TX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(SessionOptions()));
   TX_RETURN_IF_ERROR(session->Create(loaded.graph_def));
@@ -172,8 +179,9 @@ Status Run(const RunArgs& args) {
 
   std::unique_ptr<Graph> graph;  // built on demand, for literal dtypes
   std::vector<std::pair<std::string, Tensor>> feeds;
-  for (const auto& [name, text] : args.feeds) {
-    const std::string tensor_name = resolve(name, true);
+  for (size_t i = 0; i < args.feeds.size(); ++i) {
+    const auto& [name, text] = args.feeds[i];
+    const std::string& tensor_name = feed_names[i];
     Tensor value;
     if (absl::EndsWith(text, ".npy")) {
       TX_ASSIGN_OR_RETURN(value, ReadNpyFile(text));
@@ -186,8 +194,6 @@ Status Run(const RunArgs& args) {
     }
     feeds.emplace_back(tensor_name, std::move(value));
   }
-  std::vector<std::string> fetches;
-  for (const std::string& f : args.fetches) fetches.push_back(resolve(f, false));
 
   std::vector<Tensor> outputs;
   RunOptions run_options;

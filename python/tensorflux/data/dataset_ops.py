@@ -353,6 +353,20 @@ class Dataset(ElementStructure):
             fn, self._types, self._flat_types, self._flat_shapes,
             "%s_%s" % (hint, "lambda" if name == "<lambda>" else name))
 
+    def apply(self, transformation_func):
+        """transformation_func(self), which must return a Dataset (e.g.
+        tx.data.experimental.ignore_errors())."""
+        dataset = transformation_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError("`transformation_func` must return a tx.data.Dataset, got %r"
+                            % (dataset,))
+        return dataset
+
+    def _ignore_errors(self, log_warning=False):
+        variant = apply_op("IgnoreErrorsDataset", input_dataset=self._variant_tensor,
+                           log_warning=bool(log_warning), **self._spec_attrs())
+        return self._same_spec(variant)
+
     def with_options(self, options, name=None):
         """This dataset with tx.data.Options `options` (data/options.py) applied to it and the
         datasets it reads (OptimizeDatasetV2, and MaxIntraOpParallelismDataset for a cap)."""

@@ -1,11 +1,12 @@
 // Transformations that keep the element spec: TakeDataset, SkipDataset, RepeatDataset,
-// ShardDataset, and the options datasets OptimizeDatasetV2 and MaxIntraOpParallelismDataset
-// (CacheDataset: cache_datasets.cc). TF's semantics: take/skip
+// ShardDataset, IgnoreErrorsDataset, and the options datasets OptimizeDatasetV2 and
+// MaxIntraOpParallelismDataset (CacheDataset: cache_datasets.cc). TF's semantics: take/skip
 // with a negative count take/skip everything; repeat with a negative count repeats forever (and
 // ends when an epoch of the input is empty); shard keeps elements index, index + num_shards, ...
 // The options datasets pass their input's elements through and set tf.data options
 // (DatasetOptions) for every iterator below them.
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <optional>
 
@@ -85,6 +86,83 @@ class TakeSkipDatasetOp : public UnaryDatasetOpKernel {
 
 REGISTER_KERNEL_BUILDER(Name("TakeDataset").Device(DEVICE_CPU), TakeSkipDatasetOp<false>);
 REGISTER_KERNEL_BUILDER(Name("SkipDataset").Device(DEVICE_CPU), TakeSkipDatasetOp<true>);
+
+// ---------------------------------------------------------------- IgnoreErrors
+
+// TF's tf.data.experimental.ignore_errors(): the input's elements; an error from the input's
+// GetNext (but CANCELLED) is dropped and the input asked again. The iterators below see
+// IteratorContext::errors_are_ignored, so a file source moves past its error instead of repeating
+// it (as TF's sources do). An input whose every GetNext fails forever keeps this one asking, as
+// in TF.
+class IgnoreErrorsDataset : public SameSpecDataset {
+ public:
+  IgnoreErrorsDataset(DatasetPtr input, bool log_warning)
+      : SameSpecDataset(std::move(input)), log_warning_(log_warning) {}
+  std::string DebugString() const override { return "IgnoreErrorsDatasetOp::Dataset"; }
+
+ protected:
+  std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
+    return std::make_unique<Iterator>(this);
+  }
+
+ private:
+  class Iterator : public DatasetIterator<IgnoreErrorsDataset> {
+   public:
+    using DatasetIterator::DatasetIterator;
+    Status Initialize(IteratorContext* ctx) override {
+      IteratorContext mine = Marked(ctx);
+      TX_ASSIGN_OR_RETURN(input_, dataset()->input()->MakeIterator(&mine));
+      return OkStatus();
+    }
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      if (input_ == nullptr) {
+        *end = true;
+        return OkStatus();
+      }
+      IteratorContext mine = Marked(ctx);
+      while (true) {
+        Status s = input_->GetNext(&mine, out, end);
+        if (s.ok()) {
+          if (*end) input_.reset();
+          return s;
+        }
+        if (s.code() == absl::StatusCode::kCancelled) return s;
+        if (dataset()->log_warning_) {
+          std::fprintf(stderr, "warning: ignore_errors dropped an error: %s\n",
+                       s.ToString().c_str());
+        }
+      }
+    }
+
+   private:
+    static IteratorContext Marked(const IteratorContext* ctx) {
+      IteratorContext c = *ctx;
+      c.errors_are_ignored = true;
+      return c;
+    }
+    std::unique_ptr<IteratorBase> input_;
+  };
+
+  const bool log_warning_;
+};
+
+class IgnoreErrorsDatasetOp : public UnaryDatasetOpKernel {
+ public:
+  explicit IgnoreErrorsDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOpKernel(ctx) {
+    Status s = ctx->GetAttr("log_warning", &log_warning_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext*, DatasetPtr input) override {
+    return DatasetPtr(std::make_shared<IgnoreErrorsDataset>(std::move(input), log_warning_));
+  }
+
+ private:
+  bool log_warning_ = false;
+};
+
+REGISTER_KERNEL_BUILDER(Name("IgnoreErrorsDataset").Device(DEVICE_CPU), IgnoreErrorsDatasetOp);
 
 // ---------------------------------------------------------------- Repeat
 

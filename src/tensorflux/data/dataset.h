@@ -9,7 +9,10 @@
 // MakeIterator() starts a fresh pass: an IteratorBase whose GetNext() yields the elements in
 // order and then end_of_sequence = true (and keeps answering end_of_sequence after that).
 // GetNext() is thread-safe per iterator: calls on one iterator are serialized by its mutex.
-// Errors are Statuses; a failed GetNext may be retried or the iterator dropped.
+// Errors are Statuses; a failed GetNext may be retried or the iterator dropped. What a retry
+// gives is the dataset's to say: a map whose function failed goes on with the next element; a
+// file source that hit DATA_LOSS or NOT_FOUND returns that error again (unless
+// IteratorContext::errors_are_ignored).
 //
 // ---------------------------------------------------------------- adding a dataset
 // 1. Register the op in src/tensorflux/ops/dataset_ops.cc with TF's name, inputs and attrs;
@@ -77,6 +80,11 @@ struct IteratorContext {
   std::shared_ptr<FunctionLibraryRuntime> function_library;
   Allocator* allocator = nullptr;  // nullptr: cpu_allocator()
   DatasetOptions options;
+  // True below an IgnoreErrorsDataset (tx.data.experimental.ignore_errors()), which drops its
+  // input's errors and asks again. A source whose errors are otherwise sticky (a file reader
+  // that hit DATA_LOSS repeats it on every later GetNext, never ending quietly) moves past the
+  // error instead: TFRecordDataset and TextLineDataset go on with the next file, as TF does.
+  bool errors_are_ignored = false;
 
   static IteratorContext FromKernel(OpKernelContext* ctx);
 };

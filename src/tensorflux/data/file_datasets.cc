@@ -4,7 +4,11 @@
 // (plus the current record) whatever the file sizes; the exception is an IDX file of at most
 // 256 MiB decoded, which is decoded once and kept (IdxPayloadCache). Errors of the readers
 // (DATA_LOSS for a truncated or corrupt record, naming the file and offset; NOT_FOUND for a
-// missing file) come out of GetNext; the iterator may be dropped after one.
+// missing file) come out of GetNext and are sticky: every later GetNext of that iterator returns
+// the same error, never a quiet end of data (TF goes on with the next file after a DATA_LOSS,
+// and so ends quietly after the last; docs/TF_DIFFERENCES.md). Under ignore_errors()
+// (IteratorContext::errors_are_ignored) TFRecordDataset and TextLineDataset skip the rest of the
+// failing file and go on with the next, as TF; IdxDataset (one file) ends.
 #include <sys/stat.h>
 
 #include <memory>
@@ -47,7 +51,19 @@ class FileLinesOrRecordsDataset : public DatasetBase {
   class Iterator : public DatasetIterator<FileLinesOrRecordsDataset> {
    public:
     using DatasetIterator::DatasetIterator;
-    Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      if (!failed_.ok()) return failed_;
+      Status s = NextValue(out, end);
+      if (!s.ok()) {
+        records_.reset();  // the rest of this file is not read
+        lines_.reset();
+        if (!ctx->errors_are_ignored) failed_ = s;  // else the next call opens the next file
+      }
+      return s;
+    }
+
+   private:
+    Status NextValue(std::vector<Tensor>* out, bool* end) {
       const FileLinesOrRecordsDataset& d = *dataset();
       std::string value;
       while (true) {
@@ -73,7 +89,7 @@ class FileLinesOrRecordsDataset : public DatasetBase {
       return OkStatus();
     }
 
-   private:
+    Status failed_;  // sticky error (not under ignore_errors)
     size_t next_file_ = 0;
     std::unique_ptr<io::RecordReader> records_;
     std::unique_ptr<io::InputStream> lines_;
@@ -337,7 +353,25 @@ class IdxDataset : public DatasetBase {
       }
       return OkStatus();
     }
-    Status GetNextInternal(IteratorContext*, std::vector<Tensor>* out, bool* end) override {
+    Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
+      if (!failed_.ok()) return failed_;
+      if (skipped_) {
+        *end = true;
+        return OkStatus();
+      }
+      Status s = NextItem(out, end);
+      if (!s.ok()) {
+        if (ctx->errors_are_ignored) {
+          skipped_ = true;
+        } else {
+          failed_ = s;
+        }
+      }
+      return s;
+    }
+
+   private:
+    Status NextItem(std::vector<Tensor>* out, bool* end) {
       Tensor item;
       if (payload_ != nullptr) {
         if (next_ >= payload_->dim_size(0)) {
@@ -359,7 +393,8 @@ class IdxDataset : public DatasetBase {
       return OkStatus();
     }
 
-   private:
+    Status failed_;   // sticky error
+    bool skipped_ = false;  // an error was ignored (ignore_errors): the one file has ended
     std::shared_ptr<const Tensor> payload_;  // the whole file, or null: streamed by reader_
     int64_t next_ = 0;
     std::unique_ptr<io::IdxReader> reader_;

@@ -124,4 +124,33 @@ StatusOr<std::string> SignatureTensorName(const SignatureDef& sig, std::string_v
   return it->second.name();
 }
 
+StatusOr<std::vector<std::string>> SignatureTensorNames(const SignatureDef& sig,
+                                                        std::string_view signature_name,
+                                                        const std::vector<std::string>& keys,
+                                                        bool is_input) {
+  const auto& map = is_input ? sig.inputs() : sig.outputs();
+  std::vector<std::string> unknown;
+  for (const std::string& k : keys) {
+    if (map.find(k) == map.end() &&
+        std::find(unknown.begin(), unknown.end(), "'" + k + "'") == unknown.end())
+      unknown.push_back("'" + k + "'");
+  }
+  if (!unknown.empty()) {
+    std::vector<std::string> aliases;
+    for (const auto& [k, v] : map) aliases.push_back(k);
+    std::sort(aliases.begin(), aliases.end());
+    const char* kind = is_input ? "input" : "output";
+    return errors::InvalidArgument(
+        "signature '", signature_name, "' has no ", kind, " named ", absl::StrJoin(unknown, ", "),
+        " (its ", kind, "s: ", aliases.empty() ? "none" : absl::StrJoin(aliases, ", "),
+        "); a signature call takes only these aliases, not graph tensor names");
+  }
+  std::vector<std::string> names;
+  for (const std::string& k : keys) {
+    TX_ASSIGN_OR_RETURN(std::string n, SignatureTensorName(sig, k, is_input));
+    names.push_back(std::move(n));
+  }
+  return names;
+}
+
 }  // namespace tensorflux

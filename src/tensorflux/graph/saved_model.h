@@ -51,4 +51,15 @@ StatusOr<const SignatureDef*> FindSignature(const MetaGraphDef& meta_graph, std:
 StatusOr<std::string> SignatureTensorName(const SignatureDef& sig, std::string_view key,
                                           bool is_input);
 
+// A signature call's names: the graph tensor behind each of `keys`, which must all be input
+// (`is_input`) or output aliases of `sig` (named `signature_name`). INVALID_ARGUMENT naming every
+// key that is not an alias and listing the signature's aliases, e.g. "signature
+// 'serving_default' has no input named 'x:0', 'bogus' (its inputs: x)". A key is never taken as
+// a graph tensor name, even when the graph has a tensor of that name (TF's saved_model_cli and
+// signature functions refuse such names too).
+StatusOr<std::vector<std::string>> SignatureTensorNames(const SignatureDef& sig,
+                                                        std::string_view signature_name,
+                                                        const std::vector<std::string>& keys,
+                                                        bool is_input);
+
 }  // namespace tensorflux

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "tensorflux/core/crc32c.h"
 
 namespace tensorflux {
@@ -57,9 +58,13 @@ Status RecordReader::ReadFull(void* dst, size_t n, int64_t record_start, const c
   TX_RETURN_IF_ERROR(in_->Read(dst, n, &got));
   *at_eof = got == 0;
   if (got < n)
-    return errors::DataLoss("truncated record in ", in_->Where(record_start), ": ", what,
-                            " needs ", n, " bytes, the file has ", got);
+    return errors::DataLoss(Where("truncated", record_start), what, " needs ", n,
+                            " bytes, the file has ", got);
   return OkStatus();
+}
+
+std::string RecordReader::Where(const char* kind, int64_t at) const {
+  return absl::StrCat(kind, " record at ", at, " in file '", in_->path(), "': ");
 }
 
 bool RecordReader::ReadBufferedRecord(std::string* record) {
@@ -77,6 +82,13 @@ bool RecordReader::ReadBufferedRecord(std::string* record) {
 }
 
 Status RecordReader::ReadRecord(std::string* record) {
+  if (!failed_.ok()) return failed_;
+  Status s = ReadNext(record);
+  if (!s.ok() && s.code() != absl::StatusCode::kOutOfRange) failed_ = s;
+  return s;
+}
+
+Status RecordReader::ReadNext(std::string* record) {
   if (!done_ && ReadBufferedRecord(record)) return OkStatus();
   while (true) {
     if (done_) return errors::OutOfRange("end of TFRecord file '", in_->path(), "'");
@@ -90,10 +102,9 @@ Status RecordReader::ReadRecord(std::string* record) {
     }
     const uint64_t length = s.ok() ? GetLE64(header) : 0;
     if (s.ok() && crc32c::Unmask(GetLE32(header + 8)) != crc32c::Value(header, 8))
-      s = errors::DataLoss("corrupted record in ", in_->Where(start),
-                           ": length CRC mismatch");
+      s = errors::DataLoss(Where("corrupted", start), "length CRC mismatch");
     if (s.ok() && length > options_.max_record_bytes)
-      s = errors::DataLoss("record in ", in_->Where(start), " claims ", length,
+      s = errors::DataLoss(Where("corrupted", start), "the record claims ", length,
                            " bytes, over the limit of ", options_.max_record_bytes);
     if (s.ok()) {
       record->resize(length);
@@ -102,7 +113,8 @@ Status RecordReader::ReadRecord(std::string* record) {
     char footer[4];
     if (s.ok()) s = ReadFull(footer, 4, start, "the data CRC", &eof);
     if (s.ok() && crc32c::Unmask(GetLE32(footer)) != crc32c::Value(record->data(), length)) {
-      s = errors::DataLoss("corrupted record in ", in_->Where(start), ": data CRC mismatch");
+      s = errors::DataLoss(Where("corrupted", start + 12), "data CRC mismatch (the record "
+                           "starts at offset ", start, ")");
       if (options_.skip_corrupt) {
         ++corrupt_;  // framing is intact: go on with the next record
         continue;

@@ -7,10 +7,16 @@
 // record that is buffered whole, else read (or inflated) straight into the string when large
 // (InputStream::kDirectReadBytes).
 //
-// Errors name the file and the offset of the record's first byte:
-//  - a header or payload cut short by the end of file, a length CRC or data CRC mismatch ->
-//    DATA_LOSS;
+// Errors name the file and an offset as TensorFlow's reader does ("<kind> record at OFFSET"):
+//  - a header or payload cut short by the end of file -> DATA_LOSS "truncated record at S"
+//    (S: the record's first byte). TF reports a cut header as a quiet end of file instead; here
+//    it is DATA_LOSS too (docs/TF_DIFFERENCES.md);
+//  - a length CRC mismatch (or an oversized length) -> DATA_LOSS "corrupted record at S";
+//  - a data CRC mismatch -> DATA_LOSS "corrupted record at S + 12" (the data's first byte, as
+//    TF);
 //  - a clean end of file (no byte of a next record) -> OUT_OF_RANGE.
+// An error is sticky: every later ReadRecord returns the same status (TF's reader retries the
+// same offset and fails the same way), never a quiet end of file after it.
 // With Options::skip_corrupt, a record whose data CRC fails is skipped and counted
 // (corrupt_records()) and reading goes on with the next record; a bad length CRC or a truncated
 // record cannot be resynchronized, so it is counted and ends the file (OUT_OF_RANGE).
@@ -42,7 +48,7 @@ class RecordReader {
     return Open(path, Options());
   }
 
-  // Reads the next record's data into `*record`.
+  // Reads the next record's data into `*record`. After an error, returns that error again.
   Status ReadRecord(std::string* record);
 
   int64_t corrupt_records() const { return corrupt_; }
@@ -57,11 +63,15 @@ class RecordReader {
   bool ReadBufferedRecord(std::string* record);
   // Reads exactly n bytes; DATA_LOSS naming `what` and the record offset if the file ends first.
   Status ReadFull(void* dst, size_t n, int64_t record_start, const char* what, bool* at_eof);
+  Status ReadNext(std::string* record);
+  // "<kind> record at <at> in file '<path>': " (TF's wording and offsets, then the file).
+  std::string Where(const char* kind, int64_t at) const;
 
   std::unique_ptr<InputStream> in_;
   Options options_;
   int64_t corrupt_ = 0;
   bool done_ = false;
+  Status failed_;  // the first error, returned by every later ReadRecord
 };
 
 // Writes uncompressed TFRecord files.

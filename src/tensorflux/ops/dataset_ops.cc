@@ -119,6 +119,16 @@ REGISTER_OP("TakeDataset")
     .SetShapeFn(ScalarShape)
     .Doc("The first `count` elements; count < 0 takes all.");
 
+REGISTER_OP("IgnoreErrorsDataset")
+    .Input("input_dataset: variant")
+    .Output("handle: variant")
+    .TX_DATASET_TRANSFORM_ATTRS
+    .Attr("log_warning: bool = false")
+    .SetShapeFn(ScalarShape)
+    .Doc("The input's elements, the errors its GetNext raises (but CANCELLED) dropped: it asks "
+         "again. A file source moves past the error (TFRecordDataset, TextLineDataset: on with "
+         "the next file, as TF). log_warning: each dropped error is written to stderr.");
+
 REGISTER_OP("SkipDataset")
     .Input("input_dataset: variant")
     .Input("count: int64")

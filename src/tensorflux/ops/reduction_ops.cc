@@ -113,8 +113,8 @@ Status ArgOpShape(InferenceContext* c) {
       .Attr("Tidx: {int32, int64} = DT_INT32")       \
       .SetShapeFn(ReductionShape)
 
-REGISTER_OP("Sum").TX_REDUCTION(kReduceNumberTypes).Doc("Sum of the elements over the axes (0 when empty); half/bfloat16 accumulate in float.");
-REGISTER_OP("Mean").TX_REDUCTION(kReduceNumberTypes).Doc("Mean over the axes; integers divide truncating; an empty reduction gives NaN for floats and 0 for integers.");
+REGISTER_OP("Sum").TX_REDUCTION(kReduceNumberTypes).Doc("Sum of the elements over the axes (0 when empty); integers wrap in their own type, as TF; half/bfloat16 accumulate in float.");
+REGISTER_OP("Mean").TX_REDUCTION(kReduceNumberTypes).Doc("Mean over the axes; integers sum in int64/uint64 (wrapping only there) and divide by the count truncating, as TF; an empty reduction gives NaN for floats and 0 for integers.");
 REGISTER_OP("Prod").TX_REDUCTION(kReduceNumberTypes).Doc("Product over the axes (1 when empty).");
 REGISTER_OP("Max").TX_REDUCTION(kReduceNumberTypes).Doc("Maximum over the axes; NaN propagates; empty gives -inf (floats) or the lowest value (integers).");
 REGISTER_OP("Min").TX_REDUCTION(kReduceNumberTypes).Doc("Minimum over the axes; NaN propagates; empty gives +inf (floats) or the highest value (integers).");

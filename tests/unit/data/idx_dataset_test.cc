@@ -112,6 +112,20 @@ TEST(IdxDatasetTest, TruncatedFileStreamsUpToTheMissingItem) {
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
   EXPECT_NE(s.message().find("item 2 of 4"), std::string::npos) << s;
   EXPECT_NE(s.message().find(path), std::string::npos) << s;
+  // Sticky: later calls repeat the error, never a quiet end of data.
+  for (int i = 0; i < 2; ++i) {
+    Status again = it->it->GetNext(&it->ctx, &e, &end);
+    EXPECT_EQ(again, s);
+    EXPECT_FALSE(end);
+  }
+  // Under ignore_errors the one file ends instead.
+  auto it2 = MakeIter(*d);
+  ASSERT_TRUE(it2.ok()) << it2.status();
+  it2->ctx.errors_are_ignored = true;
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(it2->it->GetNext(&it2->ctx, &e, &end).ok());
+  EXPECT_EQ(it2->it->GetNext(&it2->ctx, &e, &end).code(), absl::StatusCode::kDataLoss);
+  ASSERT_TRUE(it2->it->GetNext(&it2->ctx, &e, &end).ok());
+  EXPECT_TRUE(end);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "google/protobuf/text_format.h"
 
@@ -75,6 +76,29 @@ TEST(SavedModelTest, UnknownSignatureAndKeysNameWhatExists) {
   auto out = SignatureTensorName(s, "z", /*is_input=*/false);
   EXPECT_EQ(out.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(out.status().message().find("outputs: y"), std::string::npos) << out.status();
+}
+
+// A signature call's names: aliases only. Every name that is not one is named, with the
+// signature's aliases, and a graph tensor name ("x:0", the tensor behind alias x) is not one.
+TEST(SavedModelTest, SignatureCallNamesMustBeAliases) {
+  auto mg = LoadSavedModelMetaGraph(kHalfPlusTwo);
+  ASSERT_TRUE(mg.ok()) << mg.status();
+  const SignatureDef& s = mg->signature_def().at("serving_default");
+  auto ok = SignatureTensorNames(s, "serving_default", {"x", "x"}, /*is_input=*/true);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(*ok, (std::vector<std::string>{"x:0", "x:0"}));
+  EXPECT_EQ(*SignatureTensorNames(s, "serving_default", {"y"}, /*is_input=*/false),
+            std::vector<std::string>{"y:0"});
+  auto bad = SignatureTensorNames(s, "serving_default", {"x", "x:0", "bogus", "x:0"},
+                                  /*is_input=*/true);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "signature 'serving_default' has no input named 'x:0', 'bogus' (its inputs: x); a "
+            "signature call takes only these aliases, not graph tensor names");
+  auto out = SignatureTensorNames(s, "serving_default", {"y:0"}, /*is_input=*/false);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("has no output named 'y:0' (its outputs: y)"),
+            std::string::npos) << out.status();
 }
 
 TEST(SavedModelTest, PicksServeTagElseFirst) {

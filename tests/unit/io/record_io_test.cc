@@ -71,23 +71,25 @@ TEST(RecordIoTest, RoundTripPlainAndGzip) {
 
 struct Corruption {
   const char* name;
-  size_t cut_or_flip;  // byte index into the second record's bytes (which start at 21)
+  size_t cut_or_flip;  // byte index into the second record's bytes (which start at 19)
   bool truncate;       // cut the file there; else flip that byte
   const char* why;
   bool resync;  // skip_corrupt continues with the third record
+  const char* where;  // TF's wording and offset: the record's start, or its data's for a CRC
 };
 
 TEST(RecordIoTest, CorruptionsAreDataLossNamingFileAndOffset) {
   // Three records "one" "two" "six": each 19 bytes, so the second starts at offset 19.
   const std::string good = ReadFile(WriteRecords("good.tfrecord", {"one", "two", "six"}));
   const Corruption cases[] = {
-      {"cut_header", 5, true, "12-byte header", false},
-      {"cut_data", 13, true, "the data needs 3", false},
-      {"cut_footer", 17, true, "the data CRC", false},
-      {"bad_length_crc", 9, false, "length CRC mismatch", false},
-      {"bad_length", 0, false, "length CRC mismatch", false},
-      {"bad_data", 13, false, "data CRC mismatch", true},
-      {"bad_data_crc", 16, false, "data CRC mismatch", true},
+      {"cut_header", 5, true, "12-byte header", false, "truncated record at 19 in file '"},
+      {"cut_data", 13, true, "the data needs 3", false, "truncated record at 19 in file '"},
+      {"cut_footer", 17, true, "the data CRC", false, "truncated record at 19 in file '"},
+      {"bad_length_crc", 9, false, "length CRC mismatch", false,
+       "corrupted record at 19 in file '"},
+      {"bad_length", 0, false, "length CRC mismatch", false, "corrupted record at 19 in file '"},
+      {"bad_data", 13, false, "data CRC mismatch", true, "corrupted record at 31 in file '"},
+      {"bad_data_crc", 16, false, "data CRC mismatch", true, "corrupted record at 31 in file '"},
   };
   for (const Corruption& c : cases) {
     std::string bytes = good;
@@ -99,8 +101,21 @@ TEST(RecordIoTest, CorruptionsAreDataLossNamingFileAndOffset) {
     EXPECT_EQ(got, std::vector<std::string>{"one"}) << c.name;
     EXPECT_EQ(end.code(), absl::StatusCode::kDataLoss) << c.name << ": " << end;
     EXPECT_NE(end.message().find(path), std::string::npos) << end;
-    EXPECT_NE(end.message().find("at offset 19"), std::string::npos) << end;
+    EXPECT_NE(end.message().find(std::string(c.where) + path + "'"), std::string::npos) << end;
     EXPECT_NE(end.message().find(c.why), std::string::npos) << c.name << ": " << end;
+
+    // The error is sticky: every later read repeats it (never a quiet OUT_OF_RANGE).
+    {
+      auto r = RecordReader::Open(path);
+      ASSERT_TRUE(r.ok());
+      std::string rec;
+      ASSERT_TRUE((*r)->ReadRecord(&rec).ok());
+      for (int i = 0; i < 3; ++i) {
+        Status again = (*r)->ReadRecord(&rec);
+        EXPECT_EQ(again.code(), absl::StatusCode::kDataLoss) << c.name << " read " << i;
+        EXPECT_EQ(again.message(), end.message()) << c.name << " read " << i;
+      }
+    }
 
     int64_t corrupt = -1;
     got = ReadAll(path, &end, /*skip=*/true, &corrupt);

@@ -258,6 +258,37 @@ TEST(ReductionOpsTest, IntegerMeanTruncatesAndSumWraps) {
   EXPECT_EQ(w->data<int8_t>()[0], static_cast<int8_t>(-56));
 }
 
+// TF's integer Mean sums in int64 / uint64 and divides by the count there (values from
+// tools/oracle/reductions.py): neither the sum nor the count wraps in a small type; Sum still
+// wraps in the element type; int64/uint64 means wrap their 64-bit sum.
+TEST(ReductionOpsTest, IntegerMeanAccumulatesInSixtyFourBits) {
+  auto ones = Reduce("Mean", AsTensor<uint8_t>(std::vector<uint8_t>(256, 1), {256}), Axes({0}));
+  ASSERT_TRUE(ones.ok()) << ones.status();
+  EXPECT_EQ(ones->data<uint8_t>()[0], 1);  // count 256 is 0 in uint8; the sum too
+  auto i8 = Reduce("Mean", AsTensor<int8_t>(std::vector<int8_t>(300, 127), {300}), Axes({0}));
+  EXPECT_EQ(i8->data<int8_t>()[0], 127);
+  auto neg = Reduce("Mean", AsTensor<int8_t>({-128, -128, -1}, {3}), Axes({0}));
+  EXPECT_EQ(neg->data<int8_t>()[0], -85);  // -257 / 3 truncates toward zero
+  auto u32 = Reduce("Mean", AsTensor<uint32_t>(std::vector<uint32_t>(300, 4294967295u), {300}),
+                    Axes({0}));
+  EXPECT_EQ(u32->data<uint32_t>()[0], 4294967295u);
+  auto i64 = Reduce("Mean", AsTensor<int64_t>(std::vector<int64_t>(
+                                300, std::numeric_limits<int64_t>::max()), {300}), Axes({0}));
+  EXPECT_EQ(i64->data<int64_t>()[0], -1);  // the int64 sum wraps to -300, as in TF
+  auto u64 = Reduce("Mean", AsTensor<uint64_t>(std::vector<uint64_t>(
+                                300, std::numeric_limits<uint64_t>::max()), {300}), Axes({0}));
+  EXPECT_EQ(u64->data<uint64_t>()[0], uint64_t{61489146912365171});
+  auto sum = Reduce("Sum", AsTensor<uint8_t>(std::vector<uint8_t>(256, 1), {256}), Axes({0}));
+  EXPECT_EQ(sum->data<uint8_t>()[0], 0);
+  // Kept leading group, large enough to shard: 2 x 40000 int16 of 32767.
+  auto big = Reduce("Mean", AsTensor<int16_t>(std::vector<int16_t>(80000, 32767), {2, 40000}),
+                    Axes({1}));
+  EXPECT_EQ(big->data<int16_t>()[0], 32767);
+  EXPECT_EQ(big->data<int16_t>()[1], 32767);
+  auto empty = Reduce("Mean", AsTensor<int8_t>({}, {0, 3}), Axes({0}));
+  EXPECT_EQ(ToDoubles(*empty), (std::vector<double>{0, 0, 0}));
+}
+
 TEST(ReductionOpsTest, AllAny) {
   const Tensor x = FromDoubles(DT_BOOL, TensorShape({3, 2}), {1, 1, 0, 1, 0, 0});
   EXPECT_EQ(ToDoubles(*Reduce("All", x, Axes({1}))), (std::vector<double>{1, 0, 0}));

@@ -84,7 +84,7 @@ TEST(CliRecordsTest, Errors) {
   }
   std::string bytes = cli_test::ReadAll(good);
   std::ofstream(Scratch("cut.tfrecord"), std::ios::binary) << bytes.substr(0, 19 + 13);
-  ExpectError(RunCli("inspect " + Scratch("cut.tfrecord")), "DATA_LOSS", "at offset 19");
+  ExpectError(RunCli("inspect " + Scratch("cut.tfrecord")), "DATA_LOSS", "truncated record at 19 in file");
 }
 
 }  // namespace

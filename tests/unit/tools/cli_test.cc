@@ -49,13 +49,66 @@ TEST(CliTest, ServingMatrixHalfPlusTwo) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "y:0 float[1,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]]]\n");
   EXPECT_EQ(r.err, "");
-  // The saved_model.pb file itself, signature keys, and the same tensor fetched twice.
+  // The saved_model.pb file itself, signature keys, and the same output fetched twice.
   r = RunCli("run " + kHalfPlusTwo + "/saved_model.pb --signature serving_default"
-             " --feed 'x=[[[0,1,2],[3,4,5],[6,7,8]],[[1,1,1],[1,1,1],[1,1,1]]]' --fetch y --fetch y:0");
+             " --feed 'x=[[[0,1,2],[3,4,5],[6,7,8]],[[1,1,1],[1,1,1],[1,1,1]]]' --fetch y --fetch y");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "y float[2,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]][[2.5 2.5 2.5][2.5 2.5 2.5][2.5 2.5 2.5]]]\n"
-            "y:0 float[2,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]][[2.5 2.5 2.5][2.5 2.5 2.5][2.5 2.5 2.5]]]\n");
+            "y float[2,3,3] [[[2 2.5 3][3.5 4 4.5][5 5.5 6]][[2.5 2.5 2.5][2.5 2.5 2.5][2.5 2.5 2.5]]]\n");
+}
+
+// With --signature, feed names are the signature's input aliases and fetch names its output
+// aliases, nothing else: a name that is not an alias is INVALID_ARGUMENT naming it and listing
+// the aliases, even where the graph has a tensor of that name (it is never fed behind the user's
+// back). TF's saved_model_cli refuses such keys too ("x:0" is not a valid input key).
+TEST(CliTest, SignatureNamesAreOnlyItsAliases) {
+  // Signature "serving_default": input x -> placeholder b, output out -> Identity(b). The graph
+  // also has a placeholder named x (read by w), and b is a graph tensor but not an alias.
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       ("cli_alias_model_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "saved_model.pbtxt") << R"pb(
+    meta_graphs {
+      meta_info_def { tags: "serve" }
+      graph_def {
+        node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "out" op: "Identity" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+        node { name: "w" op: "Identity" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+      }
+      signature_def {
+        key: "serving_default"
+        value {
+          inputs { key: "x" value { name: "b:0" dtype: DT_FLOAT } }
+          outputs { key: "out" value { name: "out:0" dtype: DT_FLOAT } }
+        }
+      }
+    })pb";
+  const std::string model = dir.string();
+  auto r = RunCli("run " + model + " --signature serving_default --feed x=3 --fetch out");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "out float[] 3\n");
+  // `b` is the graph tensor behind x, not an alias: refused, not fed to b.
+  ExpectError(RunCli("run " + model + " --signature serving_default --feed b=3 --fetch out"),
+              "INVALID_ARGUMENT",
+              "signature 'serving_default' has no input named 'b' (its inputs: x)");
+  // Every unknown name is listed, once.
+  ExpectError(RunCli("run " + model + " --signature serving_default --feed x=3 --feed bogus=1"
+                     " --feed b:0=2 --feed bogus=4 --fetch out"),
+              "INVALID_ARGUMENT", "has no input named 'bogus', 'b:0' (its inputs: x)");
+  // Fetches likewise: a graph tensor that is not an output alias is refused.
+  ExpectError(RunCli("run " + model + " --signature serving_default --feed x=3 --fetch w"),
+              "INVALID_ARGUMENT", "has no output named 'w' (its outputs: out)");
+  ExpectError(RunCli("run " + kHalfPlusTwo + " --signature serving_default --feed x:0=1"
+                     " --fetch y"),
+              "INVALID_ARGUMENT", "has no input named 'x:0' (its inputs: x)");
+  // Without --signature names are graph tensors, as before.
+  r = RunCli("run " + model + " --feed b=5 --fetch out:0");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "out:0 float[] 5\n");
+  fs::remove_all(dir);
 }
 
 TEST(CliTest, SavedModelVariablesAreRestoredFirst) {

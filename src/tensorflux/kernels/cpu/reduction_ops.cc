@@ -6,8 +6,11 @@
 // (size-1 dims dropped), so any axes set becomes an alternating list of groups. The input is
 // read once in memory order; an odometer over the outer groups tracks the output offset and the
 // innermost group runs as a contiguous loop (a dot-style accumulate when it is reduced, an
-// elementwise accumulate into the output row when it is kept). Accumulation is in the input type,
-// except half/bfloat16 (float) and integers (unsigned arithmetic: wraps, no overflow UB).
+// elementwise accumulate into the output row when it is kept). Accumulation is in the input type
+// (integers: in unsigned arithmetic, so a Sum or Prod wraps in the element type as TF's does,
+// without overflow UB), except half/bfloat16 (float) and Mean of an integer type, which sums in
+// int64 (signed) or uint64 (unsigned), wrapping only there, and divides that sum by the count as
+// that type (truncating toward zero) before narrowing, as TF: the mean of 256 uint8 ones is 1.
 // Large inputs whose leading group is kept are sharded over that group on the intra-op pool.
 #include <cmath>
 #include <cstdint>
@@ -44,7 +47,13 @@ template <typename A>
 using WrapOf = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned,
                                   std::make_unsigned_t<A>>;
 
+// The accumulator type of element type T, by default (Reducer::Acc<T> may widen it).
+template <typename T>
+using DefaultAcc = typename AccOf<T>::type;
+
 struct SumReducer {
+  template <typename T>
+  using Acc = DefaultAcc<T>;
   template <typename A>
   static A Init() { return A(0); }
   template <typename A>
@@ -61,7 +70,15 @@ struct SumReducer {
   static constexpr bool kSupports = !std::is_same_v<T, bool>;
 };
 
+// Integer means sum in a 64-bit accumulator of the input's signedness, so neither the sum nor
+// the count wraps in a small type (TF's Mean does the same; int64/uint64 sums still wrap).
+template <typename T>
+using WideIntOf = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+
 struct MeanReducer : SumReducer {
+  template <typename T>
+  using Acc = std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>,
+                                 WideIntOf<T>, DefaultAcc<T>>;
   template <typename A>
   static A Finalize(A a, int64_t count) {
     if constexpr (std::is_integral_v<A>) {
@@ -78,6 +95,8 @@ struct MeanReducer : SumReducer {
 };
 
 struct ProdReducer {
+  template <typename T>
+  using Acc = DefaultAcc<T>;
   template <typename A>
   static A Init() { return A(1); }
   template <typename A>
@@ -96,6 +115,8 @@ struct ProdReducer {
 
 template <bool kMax>
 struct ExtremeReducer {
+  template <typename T>
+  using Acc = DefaultAcc<T>;
   template <typename A>
   static A Init() {
     if constexpr (std::is_floating_point_v<A>) {
@@ -121,6 +142,8 @@ struct ExtremeReducer {
 
 template <bool kAll>
 struct BoolReducer {
+  template <typename T>
+  using Acc = DefaultAcc<T>;
   template <typename A>
   static A Init() { return kAll; }
   template <typename A>
@@ -185,7 +208,7 @@ constexpr int64_t kMinParallelElements = 32768;
 template <typename Reducer, typename T>
 void ReduceTyped(const T* x, const std::vector<int64_t>& sizes, const std::vector<bool>& reduced,
                  int64_t in_n, int64_t out_n, T* out, ThreadPool* pool) {
-  using A = typename AccOf<T>::type;
+  using A = typename Reducer::template Acc<T>;
   // Not std::vector: vector<bool> has no data().
   std::unique_ptr<A[]> acc(new A[static_cast<size_t>(out_n)]);
   std::fill(acc.get(), acc.get() + out_n, Reducer::template Init<A>());
