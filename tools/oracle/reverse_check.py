@@ -333,7 +333,18 @@ def check_event_plugin(root, entry):
     acc = pea.EventAccumulator(os.path.join(root, entry["file"]),
                                size_guidance={pea.TENSORS: 0, pea.GRAPH: 1})
     acc.Reload()
-    tags = set(acc.Tags()["tensors"])
+    all_tags = set(acc.Tags()["tensors"])
+    # The graph and each run metadata become graph-plugin tensors ("__run_graph__" with plugin
+    # "graph_run_graph"; the run metadata's tag with plugin "graph_tagged_run_metadata").
+    graph_tags = {t for t in all_tags
+                  if acc.SummaryMetadata(t).plugin_data.plugin_name.startswith("graph")}
+    want_graph = {r["tag"] for r in entry["run_metadata"]}
+    if entry["graph_nodes"] is not None:
+        want_graph.add("__run_graph__")
+    if graph_tags != want_graph:
+        return "FAIL", "graph plugin tags %s, TensorFlux wrote %s" % (sorted(graph_tags),
+                                                                     sorted(want_graph))
+    tags = all_tags - graph_tags
     want = set(entry["scalars"]) | set(entry["histograms"])
     if tags != want:
         return "FAIL", "tensor tags %s, TensorFlux wrote %s" % (sorted(tags), sorted(want))
@@ -350,9 +361,9 @@ def check_event_plugin(root, entry):
         if plugin != "histograms" or counts != [h["num"] for h in values]:
             return "FAIL", "%s: plugin %r, counts %s; TensorFlux %s" % (
                 tag, plugin, counts, [h["num"] for h in values])
-    return "PASS", "plugin_event_accumulator: %d tags as scalars/histograms plugin tensors, " \
-        "same steps and values; graph %s" % (len(tags), "present" if acc.Tags()["graph"]
-                                             else "absent")
+    return "PASS", ("plugin_event_accumulator: %d tags as scalars/histograms plugin tensors, "
+                    "same steps and values; graph plugin tags %s" % (len(tags),
+                                                                     sorted(graph_tags)))
 
 
 def check_event_raw(root, entry):

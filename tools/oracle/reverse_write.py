@@ -96,7 +96,7 @@ def _ops_zoo(rng):
         tx.stack(tx.split(logits, 5, axis=1), axis=0, name="split_stack")
         tx.where(tx.greater(logits, 0.0), logits, -logits, name="abs_where")
         tx.exp(tx.log(tx.abs(logits) + 1.0), name="exp_log")
-        tx.cast(tx.floor(logits * 10.0), tx.int32, name="to_int")
+        tx.cast(logits * 10.0, tx.int32, name="to_int")
         tx.reduce_sum(tx.cast(tx.equal(tx.argmax(logits, 1), tx.constant(
             np.array([0, 1, 2, 3], np.int64))), tx.float32), name="hits")
     feeds = {"x:0": rng.standard_normal((4, 8, 8, 3)).astype(np.float32)}
@@ -225,7 +225,7 @@ def write_saved_model(out, rng, manifest):
     mg.saver_def.restore_op_name = restore_all.name
     mg.saver_def.max_to_keep = 5
     mg.saver_def.keep_checkpoint_every_n_hours = 10000.0
-    mg.saver_def.version = tx.saver_pb2.SaverDef.V2
+    mg.saver_def.version = 2  # TF's SaverDef.V2 (an int32 in TensorFlux's proto)
     sig = mg.signature_def["serving_default"]
     sig.method_name = "tensorflow/serving/predict"
     for alias, t in (("x", x),):
@@ -290,6 +290,7 @@ def write_checkpoints(out, rng, manifest):
 
     # tx.train.Saver's default format today.
     saver_dir = os.path.join(ckpt_dir, "saver")
+    os.makedirs(saver_dir)
     with tx.Graph().as_default(), tx.Session() as sess:
         v = tx.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="v")
         sess.run(v.initializer)
