@@ -81,7 +81,7 @@ def test_tensorflow_imports_and_runs_our_graphdefs(report):
 
 def test_tensorflow_loads_our_saved_model(report):
     rows = _rows(report, "saved_model")
-    assert len(rows) == 2 and all(r["status"] == "PASS" for r in rows)
+    assert len(rows) == 3 and all(r["status"] == "PASS" for r in rows)
 
 
 def test_tensorflow_reads_our_checkpoints(report):

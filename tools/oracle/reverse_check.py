@@ -8,8 +8,9 @@ not imported here. Checks, one line each (PASS / FAIL / KNOWN: a documented gap,
 
   graph        tf.import_graph_def of each GraphDef (binary and text), run with the same feeds
                (and init/train ops first where listed): the same outputs
-  saved_model  tf.compat.v1.saved_model.load + the signature's tensors: the same outputs; the
-               variables/ bundle read by tf.train.load_checkpoint: the same values
+  saved_model  tf.compat.v1.saved_model.load + the signature's tensors, and TF 2's
+               tf.saved_model.load(...).signatures[...] (eager, in a child process): the same
+               outputs; the variables/ bundle read by tf.train.load_checkpoint: the same values
   checkpoint   tf.train.load_checkpoint on the SaveV2 kernel's bundle: every tensor, bit for bit;
                tx.train.Saver's own files (safetensors today: KNOWN until issue 21)
   tfrecord     tf.data.TFRecordDataset and tf.compat.v1.io.tf_record_iterator: the same records;
@@ -140,6 +141,36 @@ def check_saved_model(tf, root, entry):
     status, detail = compare_all(entry["outputs"], got)
     return status, "signature %r (%s -> %s): %s" % (
         entry["signature"], ", ".join(sorted(sig.inputs)), ", ".join(aliases), detail)
+
+
+def check_saved_model_tf2(root, entry):
+    """The same SavedModel through TF 2's API (tf.saved_model.load, eager, the signature as a
+    concrete function), in a child process: this one runs with v2 behavior disabled."""
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import tempfile  # pylint: disable=import-outside-toplevel
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = os.path.join(tmp, "in.npz")
+        outputs = os.path.join(tmp, "out.npz")
+        np.savez(inputs, **{a: decode(v) for a, v in entry["inputs"].items()})
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--tf2-call",
+                               os.path.join(root, entry["dir"]), entry["signature"], inputs,
+                               outputs], capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            return "FAIL", "tf.saved_model.load failed: " + proc.stderr.strip()[-500:]
+        with np.load(outputs) as f:
+            got = {k: f[k] for k in f.files}
+    status, detail = compare_all(entry["outputs"], got)
+    return status, "tf.saved_model.load(...).signatures[%r] (eager): %s" % (entry["signature"],
+                                                                          detail)
+
+
+def _tf2_call(export_dir, signature, inputs, outputs):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    fn = tf.saved_model.load(export_dir).signatures[signature]
+    with np.load(inputs) as f:
+        feeds = {k: tf.constant(f[k]) for k in f.files}
+    np.savez(outputs, **{k: v.numpy() for k, v in fn(**feeds).items()})
+    return 0
 
 
 def check_saved_model_variables(tf, root, entry):
@@ -396,7 +427,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("dir", help="reverse_write.py's output directory")
     p.add_argument("--json", default=None, help="write the results here (JSON)")
+    p.add_argument("--tf2-call", action="store_true",
+                   help="internal: DIR SIGNATURE IN.npz OUT.npz, a TF 2 signature call")
+    p.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.tf2_call:
+        return _tf2_call(args.dir, *args.rest)
     root = os.path.abspath(args.dir)
     with open(os.path.join(root, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
@@ -412,6 +448,8 @@ def main(argv=None):
         res.run("graph", e["name"], lambda e=e: check_graph(tf, root, e))
     for e in manifest.get("saved_models", []):
         res.run("saved_model", e["name"], lambda e=e: check_saved_model(tf, root, e))
+        res.run("saved_model", e["name"] + " via TF 2",
+                lambda e=e: check_saved_model_tf2(root, e))
         res.run("saved_model", e["name"] + " variables",
                 lambda e=e: check_saved_model_variables(tf, root, e))
     for e in manifest.get("checkpoints", []):
