@@ -301,7 +301,9 @@ def check_event_scalars(root, entry):
         if got != entry["scalars"][tag]:
             return "FAIL", "%s: TensorBoard %s, TensorFlux %s" % (tag, got,
                                                                   entry["scalars"][tag])
-        parts.append("%s steps %s" % (tag, [s for s, _ in got]))
+        steps = [s for s, _ in got]
+        parts.append("%s steps %s" % (tag, steps) if len(steps) <= 6 else
+                     "%s %d points, steps %d..%d" % (tag, len(steps), steps[0], steps[-1]))
     return "PASS", "EventAccumulator.Scalars equal (steps and float32 values): " + "; ".join(
         parts)
 
