@@ -18,6 +18,7 @@ import numpy as np
 from tensorflux import _pywrap_tensorflux as _pw
 from tensorflux import example_pb2
 from tensorflux import feature_pb2
+from tensorflux.framework.graph_io import write_graph  # noqa: F401
 from tensorflux.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401
 from tensorflux.ops.parsing_ops import (  # noqa: F401
     FixedLenFeature, VarLenFeature, decode_csv, parse_example, parse_single_example)

@@ -23,6 +23,7 @@ from tensorflux.training.training_util import create_global_step  # noqa: F401
 from tensorflux.training.training_util import get_global_step  # noqa: F401
 from tensorflux.training.training_util import get_or_create_global_step  # noqa: F401
 from tensorflux.training.saver import Saver  # noqa: F401
+from tensorflux.framework.graph_io import write_graph  # noqa: F401
 from tensorflux.training.saver import get_checkpoint_state  # noqa: F401
 from tensorflux.training.saver import latest_checkpoint  # noqa: F401
 from tensorflux.training.server_lib import Server  # noqa: F401

@@ -189,3 +189,19 @@ def test_errors(graph):
         z = tx.placeholder(tx.float32, [2])
     with pytest.raises(ValueError):
         tx.gradients(y, z)
+
+
+def test_mean_gradient_divides_its_int32_count_with_floordiv(graph):
+    # TensorFlow registers no int32 CPU kernel for RealDiv: a Mean gradient that divided the
+    # element counts with RealDiv made every exported training graph fail to run in TensorFlow
+    # (found by tools/oracle/reverse_check.py). TF's own gradient uses FloorDiv there.
+    x = tx.placeholder(tx.float32, [None, 3])
+    loss = tx.reduce_mean(tx.square(x), axis=1)
+    (g,) = tx.gradients(tx.reduce_mean(loss), [x])
+    int_types = {tx.int8.as_datatype_enum, tx.int16.as_datatype_enum,
+                 tx.int32.as_datatype_enum, tx.int64.as_datatype_enum}
+    int_divs = [op.name for op in graph.get_operations()
+                if op.type == "RealDiv" and op.node_def.attr["T"].type in int_types]
+    assert not int_divs
+    v = RNG.standard_normal((4, 3)).astype(np.float32)
+    np.testing.assert_allclose(run(g, {x: v}), 2 * v / 12, rtol=1e-6)

@@ -1,6 +1,8 @@
 // Gradients of the reductions (the formulas of TensorFlow's math_grad.py):
 // - Sum: the incoming gradient reshaped to the keep-dims shape and broadcast to x's shape;
-// - Mean: Sum's gradient divided by the number of reduced elements, Size(x) / max(Size(y), 1);
+// - Mean: Sum's gradient divided by the number of reduced elements, Size(x) // max(Size(y), 1)
+//   (int32 FloorDiv, as TF's _safe_shape_div: TensorFlow has no int32 CPU kernel for RealDiv, so
+//   a graph with RealDiv there would not run in TensorFlow);
 // - Max/Min: the gradient goes to the elements equal to the result, split evenly between ties
 //   (needs the Equal op);
 // - Prod: no gradient yet (AddSymbolicGradients reports NOT_FOUND naming the op);
@@ -81,7 +83,7 @@ Status MeanGrad(GradContext* c, GradList* dx) {
   TX_ASSIGN_OR_RETURN(GradOutput size_y, c->Op("Size", {c->output(0)}));
   TX_ASSIGN_OR_RETURN(GradOutput one, c->Const(1.0, DT_INT32));
   TX_ASSIGN_OR_RETURN(GradOutput size_y1, c->Op("Maximum", {size_y, one}));
-  TX_ASSIGN_OR_RETURN(GradOutput count, c->Op("RealDiv", {size_x, size_y1}));
+  TX_ASSIGN_OR_RETURN(GradOutput count, c->Op("FloorDiv", {size_x, size_y1}));
   TX_ASSIGN_OR_RETURN(GradOutput count_t,
                       c->Op("Cast", {count}, {{"DstT", MakeAttr(BaseType(c->grad(0).dtype()))}}));
   return BroadcastGrad(c, count_t, dx);
