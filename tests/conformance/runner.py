@@ -21,7 +21,13 @@ class System:
         self.op_error = op_error
         self.session_config = session_config
 
-    def session(self, graph):
+    def session(self, graph, config=None):
+        """config: ConfigProto fields (a dict, e.g. device_count) merged over the system's."""
+        if config:
+            proto = self.m.ConfigProto(**config)
+            if self.session_config is not None:
+                proto.MergeFrom(self.session_config)
+            return self.m.Session(graph=graph, config=proto)
         if self.session_config is not None:
             return self.m.Session(graph=graph, config=self.session_config)
         return self.m.Session(graph=graph)
@@ -90,6 +96,8 @@ def run_op_case(system, case, arrays, device=None):
             if isinstance(val, list):
                 kw[name] = [_input_tensor(m, np.asarray(v), name in case.const, feeds)
                             for v in val]
+                for i, t in enumerate(kw[name]):  # list elements: grad=("name/i", ...)
+                    tensors["%s/%d" % (name, i)] = t
             else:
                 kw[name] = tensors[name] = _input_tensor(m, np.asarray(val), name in case.const,
                                                          feeds)
@@ -125,7 +133,9 @@ def run_op_case(system, case, arrays, device=None):
             except Exception as e:
                 return _error("gradient", e, system), values
             meta["grads"] = [n for n, gr in zip(case.grad, grads) if gr is not None]
-            live = [gr for gr in grads if gr is not None]
+            # Sparse gradients (IndexedSlices, e.g. Gather's) are compared dense.
+            live = [gr if isinstance(gr, m.Tensor) else m.convert_to_tensor(gr)
+                    for gr in grads if gr is not None]
             try:
                 with system.session(g) as sess:
                     gvals = sess.run(live, feeds)
@@ -147,7 +157,7 @@ def run_program_case(system, case):
         except Exception as e:
             return _error("build", e, system), values
         try:
-            with system.session(g) as sess:
+            with system.session(g, case.config) as sess:
                 for init in init_ops:
                     sess.run(init, feeds)
                 got = sess.run(list(fetches), feeds)

@@ -129,7 +129,8 @@ class Case:
     variant   a short name for what the case covers ("broadcast", "specials", "empty")
     dtype     the dtype the specs default to (also the id's last part)
     const     input names built as constants rather than placeholders
-    grad      input names to differentiate against (TF's tf.gradients, finite differences)
+    grad      input names to differentiate against (TF's tf.gradients, finite differences);
+              "name/i" names element i of a list input
     fd        check grad against finite differences too (float64 cases only)
     tol/grad_tol  (rtol, atol) overriding the per-dtype defaults
     deviation a documented reason TensorFlux differs from TF on this case; the test then checks
@@ -137,6 +138,8 @@ class Case:
     program   for ops that need a graph around them (variables, datasets, queues): a function
               program(m) -> (fetches, feed_dict, init_ops) built with module m (tf.compat.v1 or
               tensorflux); `covers` names the ops it exercises
+    config    ConfigProto fields for a program case's session (a dict, e.g.
+              {"device_count": {"CPU": 2}}), merged over the system's own settings
     """
     op: str
     inputs: Dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -151,6 +154,7 @@ class Case:
     deviation: Optional[str] = None
     program: Optional[Callable] = None
     covers: Sequence[str] = ()
+    config: Optional[Dict[str, Any]] = None
 
     @property
     def id(self):
