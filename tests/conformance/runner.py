@@ -51,6 +51,11 @@ def to_numpy(value):
     return a
 
 
+def _dense(m, grads):
+    """Sparse gradients (TF's IndexedSlices, e.g. Gather's) as dense tensors."""
+    return [gr if isinstance(gr, m.Tensor) else m.convert_to_tensor(gr) for gr in grads]
+
+
 def _error(phase, e, system):
     kind = type(e).__name__
     msg = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
@@ -94,10 +99,8 @@ def run_op_case(system, case, arrays, device=None):
         feeds, kw, tensors = {}, {}, {}
         for name, val in arrays.items():
             if isinstance(val, list):
-                kw[name] = [_input_tensor(m, np.asarray(v), name in case.const, feeds)
-                            for v in val]
-                for i, t in enumerate(kw[name]):  # list elements: grad=("name/i", ...)
-                    tensors["%s/%d" % (name, i)] = t
+                kw[name] = tensors[name] = [_input_tensor(m, np.asarray(v), name in case.const,
+                                                          feeds) for v in val]
             else:
                 kw[name] = tensors[name] = _input_tensor(m, np.asarray(val), name in case.const,
                                                          feeds)
@@ -127,18 +130,24 @@ def run_op_case(system, case, arrays, device=None):
                     values["w/%d" % i] = w
                     ys.append(t)
                     ws.append(m.constant(w))
-            xs = [tensors[n] for n in case.grad]
+            # A list input's elements are differentiated one by one, as "name/i".
+            names, xs = [], []
+            for n in case.grad:
+                if isinstance(tensors[n], list):
+                    names += ["%s/%d" % (n, i) for i in range(len(tensors[n]))]
+                    xs += tensors[n]
+                else:
+                    names.append(n)
+                    xs.append(tensors[n])
             try:
                 grads = m.gradients(ys, xs, grad_ys=ws)
             except Exception as e:
                 return _error("gradient", e, system), values
-            meta["grads"] = [n for n, gr in zip(case.grad, grads) if gr is not None]
-            # Sparse gradients (IndexedSlices, e.g. Gather's) are compared dense.
-            live = [gr if isinstance(gr, m.Tensor) else m.convert_to_tensor(gr)
-                    for gr in grads if gr is not None]
+            meta["grads"] = [n for n, gr in zip(names, grads) if gr is not None]
+            live = [gr for gr in grads if gr is not None]
             try:
                 with system.session(g) as sess:
-                    gvals = sess.run(live, feeds)
+                    gvals = sess.run(_dense(m, live), feeds)
             except Exception as e:
                 return _error("gradient_run", e, system), values
             for n, v in zip(meta["grads"], gvals):

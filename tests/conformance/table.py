@@ -129,8 +129,7 @@ class Case:
     variant   a short name for what the case covers ("broadcast", "specials", "empty")
     dtype     the dtype the specs default to (also the id's last part)
     const     input names built as constants rather than placeholders
-    grad      input names to differentiate against (TF's tf.gradients, finite differences);
-              "name/i" names element i of a list input
+    grad      input names to differentiate against (TF's tf.gradients, finite differences)
     fd        check grad against finite differences too (float64 cases only)
     tol/grad_tol  (rtol, atol) overriding the per-dtype defaults
     deviation a documented reason TensorFlux differs from TF on this case; the test then checks
