@@ -295,15 +295,15 @@ CASES += [
 for dt in FEW_DTYPES:
     CASES.append(Case("DynamicStitch", {"indices": [i32(0, 2), i32(1, 3)],
                                         "data": [vals((2, 3), dt), vals((2, 3), dt)]},
-                      dtype=dt, grad=grads_for(dt, "data/0", "data/1")))
+                      dtype=dt, grad=grads_for(dt, "data")))
 CASES += [
     Case("DynamicStitch", {"indices": [i32(0, 1), i32(1, 2)], "data": [Rand((2,)), Rand((2,))]},
-         variant="overlap", dtype="float64", grad=("data/0", "data/1")),
+         variant="overlap", dtype="float64", grad=("data",)),
     Case("DynamicStitch", {"indices": [np.array(1, np.int32), np.array([[0, 2]], np.int32)],
                            "data": [Rand((2,)), Rand((1, 2, 2))]}, variant="mixed_rank",
-         dtype="float64", grad=("data/0", "data/1")),
+         dtype="float64", grad=("data",)),
     Case("DynamicStitch", {"indices": [i32(2, 0, 1)], "data": [Rand((3, 2))]}, variant="one",
-         const=("indices",), grad=("data/0",)),
+         const=("indices",), grad=("data",)),
     Case("DynamicStitch", {"indices": [i32(0, 1), i32()], "data": [Rand((2, 2)), Rand((0, 2))]},
          variant="empty_part"),
     Case("DynamicStitch", {"indices": [i32(0, 3)], "data": [Rand((2, 2))]}, variant="gap"),
