@@ -249,11 +249,8 @@ Status UnpackShape(InferenceContext* c) {
 Status ExpandDimsShape(InferenceContext* c) {
   const PartialTensorShape& in = c->input(0);
   const Tensor* dim_t = c->input_tensor(1);
-  if (in.unknown_rank()) return shape_inference::UnknownShape(c);
-  if (dim_t == nullptr) {
-    c->set_output(0, UnknownDims(in.dims() + 1));
-    return OkStatus();
-  }
+  // Unknown without a constant dim, as TF (not even the rank).
+  if (in.unknown_rank() || dim_t == nullptr) return shape_inference::UnknownShape(c);
   int64_t dim = 0;
   TX_RETURN_IF_ERROR(IntScalar(*dim_t, "ExpandDims' dim", &dim));
   TX_RETURN_IF_ERROR(NormalizeAxis(dim, in.dims() + 1, "ExpandDims' dim", &dim));
