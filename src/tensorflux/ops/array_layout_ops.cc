@@ -363,13 +363,30 @@ Status PadShape(InferenceContext* c) {
 
 Status BroadcastToShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRank(1, 1));
+  const PartialTensorShape& in = c->input(0);
   const Tensor* s_t = c->input_tensor(1);
   if (s_t == nullptr) {
-    c->set_output(0, UnknownDims(RankFromVectorInput(c, 1)));
+    // As TF: the rank from the shape vector's length; a dim is known where the input's aligned
+    // dim is known and > 1 (it can only broadcast to itself).
+    const int64_t rank = RankFromVectorInput(c, 1);
+    if (rank < 0 || rank > TensorShape::kMaxDims || in.unknown_rank()) {
+      c->set_output(0, UnknownDims(rank));
+      return OkStatus();
+    }
+    if (in.dims() > rank) {
+      return errors::InvalidArgument("Shape must be at most rank ", rank, " but is rank ",
+                                     in.dims(), ": BroadcastTo's input has shape ",
+                                     in.DebugString());
+    }
+    std::vector<int64_t> dims(rank, -1);
+    for (int k = 0; k < in.dims(); ++k) {
+      const int64_t a = in.dim_size(in.dims() - 1 - k);
+      if (a > 1) dims[rank - 1 - k] = a;
+    }
+    c->set_output(0, Shape(dims));
     return OkStatus();
   }
   TX_ASSIGN_OR_RETURN(PartialTensorShape target, shape_inference::ShapeFromTensor(*s_t));
-  const PartialTensorShape& in = c->input(0);
   if (!in.unknown_rank() && !target.unknown_rank()) {
     if (in.dims() > target.dims()) {
       return errors::InvalidArgument("Rank of input (", in.dims(),
