@@ -134,7 +134,11 @@ Status StridedSliceShape(InferenceContext* c) {
   bool length_known = false;
   TX_RETURN_IF_ERROR(StridedSliceArgsFromContext(c, 1, &args, &length_known));
   const PartialTensorShape& in = c->input(0);
-  if (!length_known || in.unknown_rank()) return shape_inference::UnknownShape(c);
+  // Without constant strides even the rank is unknown (as TF: the masks' meaning depends on
+  // the strides' signs).
+  if (!length_known || in.unknown_rank() || !args.strides.has_value()) {
+    return shape_inference::UnknownShape(c);
+  }
   StridedSliceSpec spec;
   TX_RETURN_IF_ERROR(ComputeStridedSlice(in, args, &spec));
   c->set_output(0, Shape(spec.final_shape));
