@@ -131,9 +131,10 @@ TEST(Array2GatherTest, ShapeFunction) {
                          {nullptr, nullptr, &axis});
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ((*s)[0], PartialTensorShape({4, 2, -1, 6}));
+  // axis unknown: only the rank, params.rank + indices.rank - 1 (as TF).
   auto unknown = r.InferShapes({PartialTensorShape({4, 5, 6}), PartialTensorShape({2}), PartialTensorShape({})});
   ASSERT_TRUE(unknown.ok());
-  EXPECT_TRUE((*unknown)[0].unknown_rank());
+  EXPECT_EQ((*unknown)[0], PartialTensorShape({-1, -1, -1}));
 }
 
 // ---------------------------------------------------------------- GatherNd / ScatterNd
