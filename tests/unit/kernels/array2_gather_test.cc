@@ -204,12 +204,17 @@ TEST(Array2ScatterNdTest, Errors) {
                 "");
   ExpectInvalid(run(test::AsTensor<int32_t>({0}, TensorShape({1, 1})), Iota(DT_FLOAT, TensorShape({1, 0})), I32({0, 0})),
                 "");
+}
+
+TEST(Array2ScatterNdTest, StringsConcatenate) {
+  // As TF: string updates "add" by concatenation, in the order of the updates.
   auto strings = KernelRunner("ScatterNd")
-                     .Input(test::AsTensor<int32_t>({0}, TensorShape({1, 1})))
-                     .Input(test::Strings(TensorShape({1})))
-                     .Input(I32({2}))
+                     .Input(test::AsTensor<int32_t>({1, 1, 0}, TensorShape({3, 1})))
+                     .Input(test::Strings(TensorShape({3})))
+                     .Input(I32({3}))
                      .Run();
-  EXPECT_FALSE(strings.ok());
+  ASSERT_TRUE(strings.ok()) << strings.status();
+  EXPECT_EQ(test::StringValues((*strings)[0]), (std::vector<std::string>{"s2", "s0s1", ""}));
 }
 
 // ---------------------------------------------------------------- segments, stitch
