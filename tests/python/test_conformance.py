@@ -33,6 +33,8 @@ def _apply(op, **kw):
     if isinstance(out, tx.Operation):
         return out
     if isinstance(out, (list, tuple)):
+        if not out:  # a list output of length 0 (Unpack with num=0): no tensor names the op
+            return tx.get_default_graph().get_operation_by_name("op")
         out = out[0]
     return out.op
 
