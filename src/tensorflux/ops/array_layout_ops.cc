@@ -162,7 +162,12 @@ Status SplitShapeImpl(InferenceContext* c, int value_input, int axis_input, int 
     }
   } else if (const Tensor* sizes_t = c->input_tensor(sizes_input)) {
     std::vector<int64_t> given;
-    TX_RETURN_IF_ERROR(IntVector(*sizes_t, "size_splits", &given));
+    if (sizes_t->dims() > 1) {
+      return errors::InvalidArgument("size_splits must be a vector, got shape ",
+                                     sizes_t->shape().DebugString());
+    }
+    // Tlen may be int8 too (TF 2.15's own shape function aborts on a constant int8 one).
+    TX_RETURN_IF_ERROR(array_util::IntegerValues(*sizes_t, "size_splits", &given));
     if (static_cast<int>(given.size()) != n) {
       return errors::InvalidArgument("Length of size_splits should be equal to num_split (", n,
                                      "), got ", given.size());
