@@ -21,7 +21,13 @@ class System:
         self.op_error = op_error
         self.session_config = session_config
 
-    def session(self, graph):
+    def session(self, graph, config=None):
+        """config: ConfigProto fields (a dict, e.g. device_count) merged over the system's."""
+        if config:
+            proto = self.m.ConfigProto(**config)
+            if self.session_config is not None:
+                proto.MergeFrom(self.session_config)
+            return self.m.Session(graph=graph, config=proto)
         if self.session_config is not None:
             return self.m.Session(graph=graph, config=self.session_config)
         return self.m.Session(graph=graph)
@@ -43,6 +49,11 @@ def to_numpy(value):
         flat = [v if isinstance(v, bytes) else str(v).encode() for v in a.reshape(-1)]
         a = np.array(flat, dtype=bytes).reshape(a.shape) if flat else a.astype("S1")
     return a
+
+
+def _dense(m, grads):
+    """Sparse gradients (TF's IndexedSlices, e.g. Gather's) as dense tensors."""
+    return [gr if isinstance(gr, m.Tensor) else m.convert_to_tensor(gr) for gr in grads]
 
 
 def _error(phase, e, system):
@@ -88,8 +99,8 @@ def run_op_case(system, case, arrays, device=None):
         feeds, kw, tensors = {}, {}, {}
         for name, val in arrays.items():
             if isinstance(val, list):
-                kw[name] = [_input_tensor(m, np.asarray(v), name in case.const, feeds)
-                            for v in val]
+                kw[name] = tensors[name] = [_input_tensor(m, np.asarray(v), name in case.const,
+                                                          feeds) for v in val]
             else:
                 kw[name] = tensors[name] = _input_tensor(m, np.asarray(val), name in case.const,
                                                          feeds)
@@ -119,16 +130,24 @@ def run_op_case(system, case, arrays, device=None):
                     values["w/%d" % i] = w
                     ys.append(t)
                     ws.append(m.constant(w))
-            xs = [tensors[n] for n in case.grad]
+            # A list input's elements are differentiated one by one, as "name/i".
+            names, xs = [], []
+            for n in case.grad:
+                if isinstance(tensors[n], list):
+                    names += ["%s/%d" % (n, i) for i in range(len(tensors[n]))]
+                    xs += tensors[n]
+                else:
+                    names.append(n)
+                    xs.append(tensors[n])
             try:
                 grads = m.gradients(ys, xs, grad_ys=ws)
             except Exception as e:
                 return _error("gradient", e, system), values
-            meta["grads"] = [n for n, gr in zip(case.grad, grads) if gr is not None]
+            meta["grads"] = [n for n, gr in zip(names, grads) if gr is not None]
             live = [gr for gr in grads if gr is not None]
             try:
                 with system.session(g) as sess:
-                    gvals = sess.run(live, feeds)
+                    gvals = sess.run(_dense(m, live), feeds)
             except Exception as e:
                 return _error("gradient_run", e, system), values
             for n, v in zip(meta["grads"], gvals):
@@ -147,7 +166,7 @@ def run_program_case(system, case):
         except Exception as e:
             return _error("build", e, system), values
         try:
-            with system.session(g) as sess:
+            with system.session(g, case.config) as sess:
                 for init in init_ops:
                     sess.run(init, feeds)
                 got = sess.run(list(fetches), feeds)

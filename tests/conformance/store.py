@@ -16,8 +16,9 @@ def write_npz(path, arrays):
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for key in sorted(arrays):
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arrays[key]), version=(1, 0),
-                                      allow_pickle=False)
+            arr = np.asarray(arrays[key])  # (np.ascontiguousarray would make a scalar 1-D)
+            np.lib.format.write_array(buf, np.ascontiguousarray(arr) if arr.ndim else arr,
+                                      version=(1, 0), allow_pickle=False)
             info = zipfile.ZipInfo(key + ".npy", date_time=_FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16

@@ -137,6 +137,8 @@ class Case:
     program   for ops that need a graph around them (variables, datasets, queues): a function
               program(m) -> (fetches, feed_dict, init_ops) built with module m (tf.compat.v1 or
               tensorflux); `covers` names the ops it exercises
+    config    ConfigProto fields for a program case's session (a dict, e.g.
+              {"device_count": {"CPU": 2}}), merged over the system's own settings
     """
     op: str
     inputs: Dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -151,6 +153,7 @@ class Case:
     deviation: Optional[str] = None
     program: Optional[Callable] = None
     covers: Sequence[str] = ()
+    config: Optional[Dict[str, Any]] = None
 
     @property
     def id(self):

@@ -58,6 +58,17 @@ def test_split_even_and_sizes(graph):
         np.testing.assert_array_equal(got, want)
 
 
+def test_split_int8_constant_sizes(graph):
+    # SplitV's Tlen may be int8: a constant int8 size_splits gives static shapes (TF 2.15's
+    # shape function aborts the process on one, so the conformance table cannot hold it).
+    from tensorflux.framework.op_def_library import apply_op
+    sizes = tx.constant(np.array([3, 0, -1], np.int8))
+    parts = apply_op("SplitV", value=X, size_splits=sizes, split_dim=np.int32(2), num_split=3)
+    assert [p.shape.as_list() for p in parts] == [[4, 5, 3], [4, 5, 0], [4, 5, 3]]
+    for got, want in zip(run(parts), np.split(X, [3, 3], axis=2)):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_split_errors(graph):
     with pytest.raises(ValueError):
         tx.split(X, 3, axis=1)  # 5 is not divisible by 3: caught by the shape function

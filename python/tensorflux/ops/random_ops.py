@@ -3,12 +3,13 @@ random_shuffle, and the graph-level seed (set_random_seed / get_seed).
 
 Every op takes TF's (seed, seed2) attrs and draws from a Philox stream keyed by them, so a graph
 built with seeds gives the same values in every process; each run of a node continues its
-stream. The Python `seed=` argument maps to (seed, seed2) as TF 1.x's get_seed does:
+stream. The Python `seed=` argument maps to (seed, seed2) as TF 2.x's tf.compat.v1 get_seed
+does:
 
     graph seed  op seed   ->  (seed, seed2)
     None        None          (0, 0): nondeterministic
     None        s             (87654321, s)
-    g           None          (g, number of ops in the graph so far)
+    g           None          (g, k): k counts the earlier such calls in this graph (0, 1, ...)
     g           s             (g, s)
 
 Seeds are reduced mod 2^31 - 1, and (0, 0) from explicit seeds becomes (0, 2^31 - 1) so that
@@ -38,7 +39,10 @@ def get_seed(op_seed):
     graph_seed = graph.seed
     if graph_seed is not None:
         if op_seed is None:
-            op_seed = graph.version  # ops created in this graph so far
+            # TF 2.x: a per-graph counter of the calls without an op seed (TF 1.x used the
+            # graph's op count), so adding other ops does not change the seeds.
+            op_seed = getattr(graph, "_seed_counter", 0)
+            graph._seed_counter = op_seed + 1  # pylint: disable=protected-access
         seeds = (_truncate_seed(graph_seed), _truncate_seed(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, _truncate_seed(op_seed))
@@ -51,7 +55,7 @@ def get_seed(op_seed):
 
 def set_random_seed(seed):
     """Sets the default graph's seed; ops created afterwards without an op seed get
-    (seed, op count) as their seeds. None clears it."""
+    (seed, k) as their seeds, k counting such ops (see get_seed). None clears it."""
     ops.get_default_graph().seed = None if seed is None else int(seed)
 
 

@@ -273,7 +273,16 @@ Status GatherGradImpl(GradContext* c, GradList* dx, bool v2) {
   TX_ASSIGN_OR_RETURN(GradOutput p_shape, ShapeOf(c, params));
   TX_ASSIGN_OR_RETURN(GradOutput rp, c->Op("Rank", {params}));
   TX_ASSIGN_OR_RETURN(GradOutput ri, c->Op("Rank", {indices}));
-  if (b < 0) return errors::Unimplemented("GatherV2 gradient with negative batch_dims");
+  if (b < 0) {
+    // As TF: a negative batch_dims counts from the indices' (static) rank.
+    const PartialTensorShape is = c->StaticShape(indices);
+    if (is.unknown_rank()) {
+      return errors::Unimplemented("GatherV2 gradient with negative batch_dims and indices of "
+                                   "unknown rank");
+    }
+    b += is.dims();
+    if (b < 0) return errors::InvalidArgument("GatherV2 gradient: batch_dims out of range");
+  }
   // The axis, normalized, as an int32 scalar (static when it is a non-negative constant; a
   // negative constant adds rank(params); otherwise FloorMod(axis, rank(params))).
   GradOutput axis;

@@ -134,7 +134,11 @@ Status StridedSliceShape(InferenceContext* c) {
   bool length_known = false;
   TX_RETURN_IF_ERROR(StridedSliceArgsFromContext(c, 1, &args, &length_known));
   const PartialTensorShape& in = c->input(0);
-  if (!length_known || in.unknown_rank()) return shape_inference::UnknownShape(c);
+  // Without constant strides even the rank is unknown (as TF: the masks' meaning depends on
+  // the strides' signs).
+  if (!length_known || in.unknown_rank() || !args.strides.has_value()) {
+    return shape_inference::UnknownShape(c);
+  }
   StridedSliceSpec spec;
   TX_RETURN_IF_ERROR(ComputeStridedSlice(in, args, &spec));
   c->set_output(0, Shape(spec.final_shape));
@@ -163,7 +167,7 @@ Status GatherShapeImpl(InferenceContext* c, bool has_axis) {
     TX_RETURN_IF_ERROR(c->WithRank(2, 0));
   }
   const Tensor* axis_t = has_axis ? c->input_tensor(2) : nullptr;
-  if (params.unknown_rank() || indices.unknown_rank() || (has_axis && axis_t == nullptr)) {
+  if (params.unknown_rank() || indices.unknown_rank()) {
     return shape_inference::UnknownShape(c);
   }
   if (batch_dims < 0) batch_dims += indices.dims();
@@ -171,11 +175,16 @@ Status GatherShapeImpl(InferenceContext* c, bool has_axis) {
     return errors::InvalidArgument("batch_dims must be in [-", indices.dims(), ", ",
                                    indices.dims(), "], got ", batch_dims);
   }
-  int64_t axis = 0;
-  if (axis_t != nullptr) TX_RETURN_IF_ERROR(IntScalar(*axis_t, "GatherV2's axis", &axis));
   if (params.dims() < 1) {
     return errors::InvalidArgument("params must be at least 1 dimensional");
   }
+  if (has_axis && axis_t == nullptr) {
+    // As TF: only the rank, params.rank + indices.rank - 1 - batch_dims.
+    c->set_output(0, UnknownDims(params.dims() + indices.dims() - 1 - batch_dims));
+    return OkStatus();
+  }
+  int64_t axis = 0;
+  if (axis_t != nullptr) TX_RETURN_IF_ERROR(IntScalar(*axis_t, "GatherV2's axis", &axis));
   TX_RETURN_IF_ERROR(NormalizeAxis(axis, params.dims(), "GatherV2's axis", &axis));
   if (batch_dims > axis) {
     return errors::InvalidArgument("batch_dims (", batch_dims, ") must be less than or equal to ",

@@ -162,7 +162,12 @@ Status SplitShapeImpl(InferenceContext* c, int value_input, int axis_input, int 
     }
   } else if (const Tensor* sizes_t = c->input_tensor(sizes_input)) {
     std::vector<int64_t> given;
-    TX_RETURN_IF_ERROR(IntVector(*sizes_t, "size_splits", &given));
+    if (sizes_t->dims() > 1) {
+      return errors::InvalidArgument("size_splits must be a vector, got shape ",
+                                     sizes_t->shape().DebugString());
+    }
+    // Tlen may be int8 too (TF 2.15's own shape function aborts on a constant int8 one).
+    TX_RETURN_IF_ERROR(array_util::IntegerValues(*sizes_t, "size_splits", &given));
     if (static_cast<int>(given.size()) != n) {
       return errors::InvalidArgument("Length of size_splits should be equal to num_split (", n,
                                      "), got ", given.size());
@@ -249,11 +254,8 @@ Status UnpackShape(InferenceContext* c) {
 Status ExpandDimsShape(InferenceContext* c) {
   const PartialTensorShape& in = c->input(0);
   const Tensor* dim_t = c->input_tensor(1);
-  if (in.unknown_rank()) return shape_inference::UnknownShape(c);
-  if (dim_t == nullptr) {
-    c->set_output(0, UnknownDims(in.dims() + 1));
-    return OkStatus();
-  }
+  // Unknown without a constant dim, as TF (not even the rank).
+  if (in.unknown_rank() || dim_t == nullptr) return shape_inference::UnknownShape(c);
   int64_t dim = 0;
   TX_RETURN_IF_ERROR(IntScalar(*dim_t, "ExpandDims' dim", &dim));
   TX_RETURN_IF_ERROR(NormalizeAxis(dim, in.dims() + 1, "ExpandDims' dim", &dim));
@@ -366,13 +368,30 @@ Status PadShape(InferenceContext* c) {
 
 Status BroadcastToShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRank(1, 1));
+  const PartialTensorShape& in = c->input(0);
   const Tensor* s_t = c->input_tensor(1);
   if (s_t == nullptr) {
-    c->set_output(0, UnknownDims(RankFromVectorInput(c, 1)));
+    // As TF: the rank from the shape vector's length; a dim is known where the input's aligned
+    // dim is known and > 1 (it can only broadcast to itself).
+    const int64_t rank = RankFromVectorInput(c, 1);
+    if (rank < 0 || rank > TensorShape::kMaxDims || in.unknown_rank()) {
+      c->set_output(0, UnknownDims(rank));
+      return OkStatus();
+    }
+    if (in.dims() > rank) {
+      return errors::InvalidArgument("Shape must be at most rank ", rank, " but is rank ",
+                                     in.dims(), ": BroadcastTo's input has shape ",
+                                     in.DebugString());
+    }
+    std::vector<int64_t> dims(rank, -1);
+    for (int k = 0; k < in.dims(); ++k) {
+      const int64_t a = in.dim_size(in.dims() - 1 - k);
+      if (a > 1) dims[rank - 1 - k] = a;
+    }
+    c->set_output(0, Shape(dims));
     return OkStatus();
   }
   TX_ASSIGN_OR_RETURN(PartialTensorShape target, shape_inference::ShapeFromTensor(*s_t));
-  const PartialTensorShape& in = c->input(0);
   if (!in.unknown_rank() && !target.unknown_rank()) {
     if (in.dims() > target.dims()) {
       return errors::InvalidArgument("Rank of input (", in.dims(),

@@ -131,9 +131,10 @@ TEST(Array2GatherTest, ShapeFunction) {
                          {nullptr, nullptr, &axis});
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ((*s)[0], PartialTensorShape({4, 2, -1, 6}));
+  // axis unknown: only the rank, params.rank + indices.rank - 1 (as TF).
   auto unknown = r.InferShapes({PartialTensorShape({4, 5, 6}), PartialTensorShape({2}), PartialTensorShape({})});
   ASSERT_TRUE(unknown.ok());
-  EXPECT_TRUE((*unknown)[0].unknown_rank());
+  EXPECT_EQ((*unknown)[0], PartialTensorShape({-1, -1, -1}));
 }
 
 // ---------------------------------------------------------------- GatherNd / ScatterNd
@@ -203,12 +204,17 @@ TEST(Array2ScatterNdTest, Errors) {
                 "");
   ExpectInvalid(run(test::AsTensor<int32_t>({0}, TensorShape({1, 1})), Iota(DT_FLOAT, TensorShape({1, 0})), I32({0, 0})),
                 "");
+}
+
+TEST(Array2ScatterNdTest, StringsConcatenate) {
+  // As TF: string updates "add" by concatenation, in the order of the updates.
   auto strings = KernelRunner("ScatterNd")
-                     .Input(test::AsTensor<int32_t>({0}, TensorShape({1, 1})))
-                     .Input(test::Strings(TensorShape({1})))
-                     .Input(I32({2}))
+                     .Input(test::AsTensor<int32_t>({1, 1, 0}, TensorShape({3, 1})))
+                     .Input(test::Strings(TensorShape({3})))
+                     .Input(I32({3}))
                      .Run();
-  EXPECT_FALSE(strings.ok());
+  ASSERT_TRUE(strings.ok()) << strings.status();
+  EXPECT_EQ(test::StringValues((*strings)[0]), (std::vector<std::string>{"s2", "s0s1", ""}));
 }
 
 // ---------------------------------------------------------------- segments, stitch

@@ -308,10 +308,14 @@ TEST(Array2StridedSliceTest, ShapeFunction) {
   auto known = r.InferShapes(shapes, {nullptr, &b, &en, &s});
   ASSERT_TRUE(known.ok()) << known.status();
   EXPECT_EQ((*known)[0], PartialTensorShape({2, 1}));
-  // Values unknown: the rank still follows from the masks.
-  auto rank_only = r.InferShapes(shapes);
+  // Only the strides known: the rank still follows from the masks.
+  auto rank_only = r.InferShapes(shapes, {nullptr, nullptr, nullptr, &s});
   ASSERT_TRUE(rank_only.ok());
   EXPECT_EQ((*rank_only)[0], PartialTensorShape({-1, 1}));
+  // Strides unknown: nothing, not even the rank (as TF).
+  auto none = r.InferShapes(shapes);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE((*none)[0].unknown_rank());
   auto bad = r.InferShapes({PartialTensorShape({5, 0}), PartialTensorShape({3}),
                             PartialTensorShape({3}), PartialTensorShape({3})},
                            {nullptr, &b, &en, &s});

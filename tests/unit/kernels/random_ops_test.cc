@@ -406,14 +406,26 @@ TEST(RandomOpsStatsTest, UniformIntExtremeRanges) {
 
 // ---------------------------------------------------------------- RandomShuffle
 
-// The permutation RandomShuffle should apply to n rows: Fisher-Yates from the top with
-// j = word mod (i + 1), words read in order from the seeded stream.
+// The permutation RandomShuffle should apply to n rows: TF's forward Fisher-Yates, swapping i
+// with i + word mod (n - i) for i = 0 .. n-2, words read in order from the seeded stream.
 std::vector<int64_t> ReferencePermutation(int64_t n, int64_t seed, int64_t seed2) {
   std::vector<int64_t> p(n);
   std::iota(p.begin(), p.end(), 0);
   PhiloxWordStream s(Philox4x32::FromSeeds(seed, seed2));
-  for (int64_t i = n - 1; i > 0; --i) std::swap(p[i], p[s.Next32() % uint32_t(i + 1)]);
+  for (int64_t i = 0; i + 1 < n; ++i) std::swap(p[i], p[i + s.Next32() % uint32_t(n - i)]);
   return p;
+}
+
+TEST(RandomShuffleTest, MatchesTensorFlow) {
+  // TF 2.15: tf.random_shuffle(tf.range(10), seed=87654321, seed2=12345) on CPU.
+  const std::vector<int64_t> tf = {9, 4, 8, 2, 7, 6, 1, 3, 0, 5};
+  EXPECT_EQ(ReferencePermutation(10, 87654321, 12345), tf);
+  std::vector<int32_t> values(10);
+  std::iota(values.begin(), values.end(), 0);
+  auto out = RunOnce("RandomShuffle", {AsTensor<int32_t>(values, TensorShape({10}))}, 87654321,
+                     12345);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(out->data<int32_t>()[i], tf[i]) << i;
 }
 
 TEST(RandomShuffleTest, VectorIsTheReferencePermutation) {

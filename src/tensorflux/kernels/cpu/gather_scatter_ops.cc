@@ -256,14 +256,23 @@ class ScatterNdOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
     if (out->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, ScatterAddRows(updates, slots, Product(dims, k, dims.size()), out,
-                                       "ScatterNd"));
+    const int64_t inner = Product(dims, k, dims.size());
+    if (updates.dtype() == DT_STRING) {
+      // As TF: strings "add" by concatenation, in the order of the updates.
+      const std::string* src = updates.data<std::string>();
+      std::string* dst = out->data<std::string>();
+      for (size_t r = 0; r < slots.size(); ++r) {
+        for (int64_t j = 0; j < inner; ++j) dst[slots[r] * inner + j] += src[r * inner + j];
+      }
+      return;
+    }
+    OP_REQUIRES_OK(ctx, ScatterAddRows(updates, slots, inner, out, "ScatterNd"));
   }
 };
-// Numeric and bool element types (bool "adds" as logical or).
+// Numeric and bool element types (bool "adds" as logical or), and strings (concatenation).
 const std::vector<DataType> kAddableTypes = {DT_FLOAT,  DT_DOUBLE, DT_HALF,   DT_BFLOAT16, DT_INT8,
                                              DT_INT16,  DT_INT32,  DT_INT64,  DT_UINT8,    DT_UINT16,
-                                             DT_UINT32, DT_UINT64, DT_BOOL};
+                                             DT_UINT32, DT_UINT64, DT_BOOL,   DT_STRING};
 REGISTER_KERNEL_BUILDER(Name("ScatterNd").Device(DEVICE_CPU).TypeConstraint("T", kAddableTypes),
                         ScatterNdOp);
 

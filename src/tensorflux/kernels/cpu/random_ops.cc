@@ -12,8 +12,8 @@
 //   - the truncated normal, which redraws a variable number of times, gives each group of
 //     kGroup outputs its own sub-stream starting 64 * kGroup counters after the previous one
 //     (256 words per output, far more than the ~2.1 words per output it needs on average).
-// This follows TF's layout (FillPhiloxRandom, ReserveRandomOutputs); bitwise agreement with TF's
-// outputs for the same seeds is intended but not verified here (no TF to compare against).
+// This follows TF's layout (FillPhiloxRandom, ReserveRandomOutputs): the same seeds give TF's
+// bits (tests/conformance/cases/random_ops.py compares them with TF 2.15's).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -302,9 +302,11 @@ class RandomUniformIntOp : public OpKernel {
   GuardedPhilox generator_;
 };
 
-// RandomShuffle: a Fisher-Yates permutation of dim 0 (for i = n-1 down to 1, swap i with a
-// uniform j in [0, i], j = word mod (i + 1); 64-bit words from 2^31 - 1 rows on), then a copy
-// of the rows in that order. Scalars and tensors with at most one row or element pass through.
+// RandomShuffle: TF's forward Fisher-Yates permutation of dim 0 (for i = 0 to n-2, swap i with
+// j = i + word mod (n - i), one 32-bit word per step), then a copy of the rows in that order, so
+// the same seeds give TF's permutation. From 2^31 - 1 rows on, each step takes a 64-bit word
+// (TF keeps 32-bit words there and truncates n - i to 32 bits). Scalars and tensors with at most
+// one row or element pass through.
 class RandomShuffleOp : public OpKernel {
  public:
   explicit RandomShuffleOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -326,14 +328,14 @@ class RandomShuffleOp : public OpKernel {
     const uint64_t samples = static_cast<uint64_t>(n - 1);
     if (n < std::numeric_limits<int32_t>::max()) {
       PhiloxWordStream s(generator_.Reserve((samples + 3) / 4));
-      for (int64_t i = n - 1; i > 0; --i) {
-        const int64_t j = s.Next32() % static_cast<uint32_t>(i + 1);
+      for (int64_t i = 0; i < n - 1; ++i) {
+        const int64_t j = i + s.Next32() % static_cast<uint32_t>(n - i);
         std::swap(perm[i], perm[j]);
       }
     } else {
       PhiloxWordStream s(generator_.Reserve((2 * samples + 3) / 4));
-      for (int64_t i = n - 1; i > 0; --i) {
-        const int64_t j = static_cast<int64_t>(s.Next64() % static_cast<uint64_t>(i + 1));
+      for (int64_t i = 0; i < n - 1; ++i) {
+        const int64_t j = i + static_cast<int64_t>(s.Next64() % static_cast<uint64_t>(n - i));
         std::swap(perm[i], perm[j]);
       }
     }
