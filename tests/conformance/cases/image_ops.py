@@ -156,6 +156,8 @@ CASES += [
          dtype="uint8"),
     Case("DecodePng", {"contents": _bytes(PNGS["rgb"][:40])}, variant="truncated",
          dtype="uint8"),
+    Case("DecodePng", {"contents": _bytes(PNGS["rgb"][:-20])}, variant="truncated_data",
+         dtype="uint8"),
     Case("DecodePng", {"contents": np.array([PNGS["gray"], PNGS["gray"]])},
          variant="vector", dtype="uint8"),
     Case("DecodePng", {"contents": _bytes(PNGS["gray"])}, {"channels": 5},
@@ -219,6 +221,9 @@ CASES += [
     Case("DecodeJpeg", {"contents": _bytes(b"\xff\xd8 not really a jpeg")}, variant="garbage",
          dtype="uint8"),
     Case("DecodeJpeg", {"contents": _bytes(JPEGS["rgb16"][:300])}, variant="truncated",
+         dtype="uint8"),
+    # Cut inside the scan data (libjpeg's own memory source would pad it with gray).
+    Case("DecodeJpeg", {"contents": _bytes(JPEGS["rgb16"][:-40])}, variant="truncated_scan",
          dtype="uint8"),
     Case("DecodeJpeg", {"contents": _bytes(JPEGS["gray16"])}, {"channels": 2},
          variant="channels2", dtype="uint8"),

@@ -149,7 +149,7 @@ CASES += [
 
 # ---------------------------------------------------------------- MaxPoolGrad
 # TF's CPU also registers integer MaxPoolGrad kernels; TensorFlux's op lists the same types.
-for dt in FLOAT_DTYPES + ("int32", "int64"):
+for dt in FLOAT_DTYPES + ("int8", "uint8", "int16", "uint16", "int32", "int64"):
     CASES.append(Case("MaxPoolGrad", _grad_inputs((1, 4, 4, 2), (2, 2), (2, 2), "VALID", 1),
                       _attrs((2, 2), (2, 2)), dtype=dt,
                       grad=("orig_input", "orig_output", "grad") if dt in FLOAT_DTYPES
@@ -178,7 +178,7 @@ CASES += [
 ]
 
 # ---------------------------------------------------------------- MaxPoolGradGrad
-for dt in FLOAT_DTYPES + ("int32", "int64"):
+for dt in FLOAT_DTYPES + ("int8", "uint8", "int16", "uint16", "int32", "int64"):
     CASES.append(Case("MaxPoolGradGrad",
                       _grad_inputs((1, 4, 4, 2), (2, 2), (2, 2), "VALID", 6, False),
                       _attrs((2, 2), (2, 2)), dtype=dt,
