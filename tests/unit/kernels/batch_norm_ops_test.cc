@@ -75,8 +75,9 @@ BnRef Reference(const Case& k, const std::vector<double>& x, const std::vector<d
     const int64_t c = ChannelOf(k, i);
     r.y[i] = (x[i] - mean[c]) / std::sqrt(var[c] + k.epsilon) * scale[c] + offset[c];
   }
-  r.r1 = mean;
-  r.r2 = var;
+  // Inference: TF's CPU kernel leaves the reserve spaces zero.
+  r.r1 = k.training ? mean : std::vector<double>(C, 0.0);
+  r.r2 = k.training ? var : std::vector<double>(C, 0.0);
   r.batch_mean = mean;
   r.batch_var = var;
   if (k.training) {
@@ -274,11 +275,14 @@ Status RunForward(TensorShape x, int64_t scale_n, int64_t offset_n, int64_t mean
 TEST(BatchNormOps, InvalidInputs) {
   const TensorShape x({2, 3, 3, 4});
   ExpectInvalid(RunForward(TensorShape({2, 3, 4}), 4, 4, 0, true), "4-dimensional");
+  ExpectInvalid(RunForward(x, 4, 4, 0, true, 1.0f, "NDHWC"), "5-dimensional");
+  EXPECT_TRUE(RunForward(TensorShape({2, 3, 3, 2, 4}), 4, 4, 0, true, 1.0f, "NDHWC").ok());
+  EXPECT_TRUE(RunForward(TensorShape({2, 4, 3, 3, 2}), 4, 4, 0, true, 1.0f, "NCDHW").ok());
   ExpectInvalid(RunForward(x, 3, 4, 0, true), "scale");
   ExpectInvalid(RunForward(x, 4, 5, 0, true), "offset");
   ExpectInvalid(RunForward(x, 4, 4, 0, false), "mean");
   ExpectInvalid(RunForward(x, 4, 4, 3, true, 0.5f), "mean");
-  ExpectInvalid(RunForward(x, 4, 4, 0, true, 1.0f, "NDHWC"), "data_format");
+  ExpectInvalid(RunForward(x, 4, 4, 0, true, 1.0f, "NHCW"), "data_format");
   ExpectInvalid(RunForward(x, 4, 4, 0, true, 1.0f, "NCHW"), "scale");  // NCHW: C is dim 1 (3)
   EXPECT_TRUE(RunForward(TensorShape({2, 4, 3, 3}), 4, 4, 0, true, 1.0f, "NCHW").ok());
   EXPECT_TRUE(RunForward(x, 4, 4, 0, true).ok());  // training, factor 1: mean/variance unused
