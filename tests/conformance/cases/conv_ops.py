@@ -25,6 +25,13 @@ def _tol(k, dtype):
     return (4 * u, 8 * k * k * u)
 
 
+# Reasons for the cases TF's CPU kernels refuse and TensorFlux's run (_DEVIATIONS, at the end).
+DEV_NCHW = "TensorFlux's CPU Conv2D / DepthwiseConv2dNative take NCHW (TF's CPU kernels refuse it)"
+DEV_DILATED = "TensorFlux's CPU kernels take dilations here (TF's CPU kernel refuses them)"
+DEV_GROUPED = "TensorFlux's CPU backprops take grouped convolutions (TF's CPU refuses them)"
+DEV_STRIDES = "TensorFlux's depthwise kernels take unequal row/col strides (TF's CPU refuses them)"
+
+
 def _conv(op, inputs, attrs, variant, dtype, k, grad=(), grad_k=None, const=(), **kw):
     return Case(op, inputs, attrs, variant=variant, dtype=dtype, grad=grad, const=const,
                 tol=_tol(k, dtype), grad_tol=_tol(grad_k or k, dtype) if grad else None, **kw)
@@ -344,3 +351,17 @@ for dt in ("float32", "float64"):
 CASES.append(Case("_FusedConv2D", variant="program_valid_stride2", dtype="float32",
                   program=_fused_program("relu", (2, 5, 5, 2), (3, 3, 2, 2), (1, 2, 2, 1),
                                          "VALID", seed=7), tol=tuple(4 * t for t in _tol(18, "float32"))))
+
+# TF's CPU kernels refuse these cases; TensorFlux runs them (docs/TF_DIFFERENCES.md, conv_ops).
+_DEVIATIONS = {
+    "Conv2D/nchw/float32": DEV_NCHW,
+    "DepthwiseConv2dNative/nchw/float32": DEV_NCHW,
+    "DepthwiseConv2dNative/dilated/float32": DEV_DILATED,
+    "Conv2DBackpropInput/dilated/float32": DEV_DILATED,
+    "Conv2DBackpropFilter/dilated/float32": DEV_DILATED,
+    "Conv2DBackpropInput/grouped/float32": DEV_GROUPED,
+    "Conv2DBackpropFilter/grouped/float32": DEV_GROUPED,
+    "DepthwiseConv2dNative/unequal_strides/float32": DEV_STRIDES,
+}
+for _c in CASES:
+    _c.deviation = _DEVIATIONS.get(_c.id, _c.deviation)

@@ -83,7 +83,9 @@ for dt in ("float32", "float64"):
 CASES += [
     Case("MaxPool", {"input": Rand((0, 4, 4, 2))}, _attrs((2, 2), (2, 2)), variant="empty"),
     Case("MaxPool", {"input": Rand((1, 4, 4, 0))}, _attrs((2, 2), (2, 2)),
-         variant="empty_depth"),
+         variant="empty_depth", deviation="TF's shape function refuses an empty depth with "
+         "VALID padding (its depth window of 1 'does not fit'); TensorFlux pools it to an empty "
+         "output"),
     Case("MaxPool", {"input": Special(shape=(1, 4, 4, 1))}, _attrs((2, 2), (2, 2)),
          variant="specials"),
     Case("MaxPool", {"input": Special(shape=(1, 4, 4, 1))}, _attrs((2, 2), (1, 1), "SAME"),
@@ -222,9 +224,6 @@ CASES += [
     Case("AvgPoolGrad", {"orig_input_shape": np.array([0, 4, 4, 2], np.int32),
                          "grad": Rand((0, 2, 2, 2))}, _attrs((2, 2), (2, 2)),
          const=("orig_input_shape",), variant="empty"),
-    Case("AvgPoolGrad", {"orig_input_shape": np.array([1, 4, 4, 2], np.int32),
-                         "grad": Rand((1, 3, 2, 2))}, _attrs((2, 2), (2, 2)),
-         const=("orig_input_shape",), variant="bad_grad_shape"),
     Case("AvgPoolGrad", {"orig_input_shape": np.array([1, 4, 4], np.int32),
                          "grad": Rand((1, 2, 2, 2))}, _attrs((2, 2), (2, 2)),
          const=("orig_input_shape",), variant="bad_shape_length"),
