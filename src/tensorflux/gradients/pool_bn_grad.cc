@@ -4,11 +4,11 @@
 //   AvgPoolGrad -> (none for orig_input_shape, AvgPool(d output)): AvgPoolGrad is linear in grad
 //              and its adjoint is AvgPool with the same window;
 //   FusedBatchNormV3 -> FusedBatchNormGradV3 (see below).
-//   MaxPoolGrad -> (none, none, MaxPoolGradGrad(x, y, d output)): MaxPoolGrad is linear in grad
-//              (it scatters grad to the argmax positions); its adjoint gathers from them. The
-//              argmax is piecewise constant in orig_input, so orig_input and orig_output get
-//              none (zeros, as TF's _MaxPoolGradGrad gives);
-//   MaxPoolGradGrad -> (none, none, MaxPoolGrad(x, y, d output)), the adjoint back again.
+//   MaxPoolGrad -> (zeros, zeros, MaxPoolGradGrad(x, y, d output)): MaxPoolGrad is linear in
+//              grad (it scatters grad to the argmax positions); its adjoint gathers from them.
+//              The argmax is piecewise constant in orig_input, so orig_input and orig_output
+//              get zeros (as TF's _MaxPoolGradGrad gives);
+//   MaxPoolGradGrad -> (zeros, zeros, MaxPoolGrad(x, y, d output)), the adjoint back again.
 
 #include <string>
 #include <vector>
@@ -70,6 +70,9 @@ Status MaxPoolAdjoint(GradContext* c, GradList* dx, const char* adjoint) {
   GradAttrs attrs;
   TX_RETURN_IF_ERROR(PoolAttrs(c, /*with_explicit=*/false, &attrs));
   TX_ASSIGN_OR_RETURN((*dx)[2], c->Op(adjoint, {c->input(0), c->input(1), c->grad(0)}, attrs));
+  // TF's gradients give orig_input and orig_output zeros (not None): so do we.
+  TX_ASSIGN_OR_RETURN((*dx)[0], c->Op("ZerosLike", {c->input(0)}));
+  TX_ASSIGN_OR_RETURN((*dx)[1], c->Op("ZerosLike", {c->input(1)}));
   return OkStatus();
 }
 Status MaxPoolGradGradFn(GradContext* c, GradList* dx) {

@@ -1,18 +1,21 @@
 // Batch normalization ops, TensorFlow's names, attrs and input order: FusedBatchNormV3 and its
-// backward op FusedBatchNormGradV3. x is 4-D, NHWC ([N, H, W, C]) or NCHW; the per-channel
+// backward op FusedBatchNormGradV3. x is 4-D, NHWC ([N, H, W, C]) or NCHW, or 5-D, NDHWC or
+// NCDHW (the statistics then run over N*D*H*W elements per channel); the per-channel
 // vectors (scale, offset, mean, variance, the statistics) have C elements.
 //
-// Semantics (TF's CPU kernels), with n = N*H*W and a per-channel batch mean m and BIASED batch
-// variance v (divided by n):
+// Semantics (TF's CPU kernels), with n = N*H*W (N*D*H*W) and a per-channel batch mean m and
+// BIASED batch variance v (divided by n):
 //   training:  y = (x - m) / sqrt(v + epsilon) * scale + offset;
 //              batch_mean = m, batch_variance = v * n / (n - 1) (unbiased; v when n == 1); when
 //              exponential_avg_factor f != 1 both are blended with the inputs:
 //              (1 - f) * mean + f * m, (1 - f) * variance + f * unbiased v;
 //              reserve_space_1 = m, reserve_space_2 = v (what FusedBatchNormGradV3 takes);
 //              mean and variance may be empty when f == 1.
-//   inference: y uses the given mean and variance; batch_mean, batch_variance, reserve_space_1 and
-//              reserve_space_2 are copies of them.
-//   reserve_space_3 is a scalar placeholder (as on TF's CPU). An empty x gives NaN statistics.
+//   inference: y uses the given mean and variance; batch_mean and batch_variance are copies of
+//              them, reserve_space_1 and reserve_space_2 zeros (as TF's CPU kernel).
+//   reserve_space_3 is a scalar placeholder, zero (as on TF's CPU; its static shape is unknown, as
+//   TF's shape function leaves it). An empty x gives NaN batch statistics and zero reserve
+//   spaces.
 // Dtypes: T (x, y) half, bfloat16, float and, beyond TF, double; U (the vectors) float and, beyond
 // TF, double (double x with double U: the numeric gradient checker runs in float64).
 // TF declares FusedBatchNormGradV3's scale as float; here it is U (the same for TF's U = float).
@@ -28,19 +31,30 @@ namespace {
 Status Channels(InferenceContext* c, int x_input, int64_t* channels) {
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  if (format != "NHWC" && format != "NCHW") {
-    return errors::InvalidArgument(c->node_def().op(), ": data_format must be NHWC or NCHW, got ",
-                                   format, " for '", c->node_def().name(), "'");
+  if (format != "NHWC" && format != "NCHW" && format != "NDHWC" && format != "NCDHW") {
+    return errors::InvalidArgument(c->node_def().op(), ": data_format must be NHWC, NCHW, NDHWC ",
+                                   "or NCDHW, got ", format, " for '", c->node_def().name(), "'");
   }
+  const int rank = format.size() == 5 ? 5 : 4;
   const PartialTensorShape& x = c->input(x_input);
   *channels = -1;
   if (x.unknown_rank()) return OkStatus();
-  if (x.dims() != 4) {
-    return errors::InvalidArgument(c->node_def().op(), ": x must be 4-dimensional, got ",
+  if (x.dims() != rank) {
+    return errors::InvalidArgument(c->node_def().op(), ": x must be ", rank,
+                                   "-dimensional for data_format ", format, ", got ",
                                    x.DebugString(), " for '", c->node_def().name(), "'");
   }
-  *channels = x.dim_size(format == "NHWC" ? 3 : 1);
+  *channels = x.dim_size(format[1] == 'C' ? 1 : rank - 1);
   return OkStatus();
+}
+
+// x's shape when only its data_format is known: rank 4 or 5, unknown dims.
+PartialTensorShape UnknownX(InferenceContext* c) {
+  std::string format;
+  if (c->GetAttr("data_format", &format).ok() && format.size() == 5) {
+    return PartialTensorShape({-1, -1, -1, -1, -1});
+  }
+  return PartialTensorShape({-1, -1, -1, -1});
 }
 
 // Input i must be a vector of `channels` elements (any length when channels is -1).
@@ -74,10 +88,9 @@ Status FusedBatchNormShape(InferenceContext* c) {
     TX_RETURN_IF_ERROR(ChannelVector(c, 3, "mean", &channels));
     TX_RETURN_IF_ERROR(ChannelVector(c, 4, "variance", &channels));
   }
-  c->set_output(0, c->input(0).unknown_rank() ? PartialTensorShape({-1, -1, -1, -1})
-                                              : c->input(0));
+  c->set_output(0, c->input(0).unknown_rank() ? UnknownX(c) : c->input(0));
   for (int i = 1; i < 5; ++i) c->set_output(i, PartialTensorShape({channels}));
-  c->set_output(5, PartialTensorShape::Scalar());
+  c->set_output(5, PartialTensorShape::UnknownRank());
   return OkStatus();
 }
 
@@ -93,8 +106,7 @@ Status FusedBatchNormGradShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(ChannelVector(c, 2, "scale", &channels));
   TX_RETURN_IF_ERROR(ChannelVector(c, 3, "reserve_space_1", &channels));
   TX_RETURN_IF_ERROR(ChannelVector(c, 4, "reserve_space_2", &channels));
-  c->set_output(0, c->input(1).unknown_rank() ? PartialTensorShape({-1, -1, -1, -1})
-                                              : c->input(1));
+  c->set_output(0, c->input(1).unknown_rank() ? UnknownX(c) : c->input(1));
   c->set_output(1, PartialTensorShape({channels}));
   c->set_output(2, PartialTensorShape({channels}));
   c->set_output(3, PartialTensorShape({0}));

@@ -28,7 +28,7 @@ Status ReadFourInts(const NodeDef& def, const ConvAttrs& a, const char* name, in
   }
   const int n = 0, c = a.DepthDim();
   if (v[n] != 1 || v[c] != 1) {
-    return errors::InvalidArgument(a.Prefix(), "current implementation does not support ", name,
+    return errors::Unimplemented(a.Prefix(), "current implementation does not support ", name,
                                    " in the batch and depth dimensions (", name, " = [",
                                    absl::StrJoin(v, ", "), "])");
   }
@@ -122,8 +122,9 @@ StatusOr<WindowedSize> ComputeWindowedSize(const ConvAttrs& attrs, int64_t in, i
   WindowedSize w;
   switch (attrs.padding) {
     case Padding::kValid:
-      // (in - k_eff + stride) / stride, negative when the filter does not fit even once.
-      w.out = in - k_eff + stride < 0 ? -1 : (in - k_eff + stride) / stride;
+      // (in - k_eff + stride) / stride; an error when the filter does not fit even once (TF's
+      // shape function refuses in < k_eff, though the formula would give 0 for the last stride).
+      w.out = in - k_eff < 0 ? -1 : (in - k_eff + stride) / stride;
       break;
     case Padding::kSame: {
       w.out = (in + stride - 1) / stride;
@@ -133,8 +134,8 @@ StatusOr<WindowedSize> ComputeWindowedSize(const ConvAttrs& attrs, int64_t in, i
       break;
     }
     case Padding::kExplicit: {
-      const int64_t num = in + explicit_before + explicit_after - k_eff + stride;
-      w.out = num < 0 ? -1 : num / stride;
+      const int64_t padded = in + explicit_before + explicit_after;
+      w.out = padded - k_eff < 0 ? -1 : (padded - k_eff + stride) / stride;
       w.pad_before = explicit_before;
       w.pad_after = explicit_after;
       break;
@@ -190,7 +191,8 @@ StatusOr<ConvGeometry> ComputeConvGeometry(const ConvAttrs& attrs, const TensorS
     return errors::InvalidArgument(attrs.Prefix(), "filter must be 4-dimensional, got shape ",
                                    filter.DebugString());
   }
-  for (int d = 0; d < 4; ++d) {
+  // A Conv2D filter with no output channels (dim 3) gives an empty output, as in TF.
+  for (int d = 0; d < (depthwise ? 4 : 3); ++d) {
     if (filter.dim_size(d) == 0) {
       return errors::InvalidArgument(attrs.Prefix(), "filter must not have zero elements (all "
                                      "dims must be non-zero), got shape ", filter.DebugString());

@@ -111,7 +111,18 @@ Status BackpropShape(InferenceContext* c, int sizes_input, bool is_input_sizes) 
   TX_RETURN_IF_ERROR(c->WithRank(is_input_sizes ? 1 : 0, 4));
   const Tensor* sizes_t = c->input_tensor(sizes_input);
   if (sizes_t == nullptr) {
-    c->set_output(0, PartialTensorShape({-1, -1, -1, -1}));
+    // TF's Conv2DBackpropInput takes the batch from out_backprop (and, for 2 sizes, the depth
+    // from the filter); the depthwise op and the filter gradients leave every dim unknown.
+    std::vector<int64_t> out(4, -1);
+    if (is_input_sizes && c->node_def().op() == "Conv2DBackpropInput") {
+      const PartialTensorShape& f = c->input(1);
+      const PartialTensorShape& dy = c->input(2);
+      if (!dy.unknown_rank()) out[0] = dy.dim_size(0);
+      if (!sizes_shape.unknown_rank() && sizes_shape.dim_size(0) == 2 && !f.unknown_rank()) {
+        out[a.DepthDim()] = f.dim_size(2);
+      }
+    }
+    c->set_output(0, PartialTensorShape(out));
     return OkStatus();
   }
   std::vector<int64_t> sizes;

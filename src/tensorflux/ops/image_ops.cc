@@ -11,9 +11,11 @@ Status DecodeImageShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRank(0, 0));
   int64_t channels = 0;
   TX_RETURN_IF_ERROR(c->GetAttr("channels", &channels));
-  if (channels != 0 && channels != 1 && channels != 2 && channels != 3 && channels != 4)
-    return c->Error(c->node_def().op(), " '", c->node_def().name(), "': channels must be 0, 1, ",
-                    "2, 3 or 4, got ", channels);
+  // Only a negative count is a graph error, as in TF; the kernel refuses the others it cannot
+  // make (decode_image_ops.cc).
+  if (channels < 0)
+    return c->Error(c->node_def().op(), " '", c->node_def().name(),
+                    "': channels must be non-negative, got ", channels);
   c->set_output(0, PartialTensorShape({-1, -1, channels == 0 ? -1 : channels}));
   return OkStatus();
 }

@@ -3,7 +3,9 @@
 //     q [..., M, P] and r [..., P, N]; with full_matrices, q [..., M, M] and r [..., M, N].
 //     input = q x r for every matrix of the batch, q's columns orthonormal, r upper triangular.
 //     T: float, double (TF also lists half and the complex types; not supported here).
-//     Errors (INVALID_ARGUMENT naming the node): rank below 2; non-finite input at run time.
+//     Errors (INVALID_ARGUMENT naming the node): rank below 2. A NaN or Inf input gives NaNs, as
+//     in TF (no run-time check). Signs: Householder's, as TF's (Eigen) — the conformance cases
+//     (tests/conformance/cases/linalg_ops.py) compare q and r with TF's as computed.
 // CPU kernel: kernels/cpu/qr_op.cc (Householder QR). No gradient registered yet.
 #include <algorithm>
 #include <vector>

@@ -23,12 +23,12 @@ Status ValidatePoolAttrs(std::string_view op, const PoolAttrs& a) {
                                    absl::StrJoin(a.strides, ","), "]");
   }
   if (a.ksize[0] != 1 || a.strides[0] != 1) {
-    return errors::InvalidArgument(op, ": pooling is not supported on the batch dimension (ksize [",
+    return errors::Unimplemented(op, ": pooling is not supported on the batch dimension (ksize [",
                                    absl::StrJoin(a.ksize, ","), "], strides [",
                                    absl::StrJoin(a.strides, ","), "])");
   }
   if (a.ksize[3] != 1 || a.strides[3] != 1) {
-    return errors::InvalidArgument(op, ": pooling is not supported on the depth dimension (ksize [",
+    return errors::Unimplemented(op, ": pooling is not supported on the depth dimension (ksize [",
                                    absl::StrJoin(a.ksize, ","), "], strides [",
                                    absl::StrJoin(a.strides, ","), "])");
   }

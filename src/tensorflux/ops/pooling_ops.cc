@@ -8,6 +8,8 @@
 // Window geometry and attr validation: ops/pool_window.h. Kernels: kernels/cpu/pooling_ops.cc.
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/shape_inference.h"
 #include "tensorflux/ops/pool_window.h"
@@ -27,10 +29,12 @@ Status ReadPoolAttrs(const InferenceContext* c, PoolAttrs* a) {
   return OkStatus();
 }
 
+// `s` with the node named; its code is kept (UNIMPLEMENTED for pooling over the batch or depth
+// dims, as TF's kernels report it).
 Status WithNode(const InferenceContext* c, Status s) {
   if (s.ok()) return s;
-  return errors::InvalidArgument(s.message(), " for '", c->node_def().name(), "' (op: '",
-                                 c->node_def().op(), "')");
+  return Status(s.code(), absl::StrCat(s.message(), " for '", c->node_def().name(), "' (op: '",
+                                       c->node_def().op(), "')"));
 }
 
 // The pooled shape of an input shape (unknown rank or dims give unknown output dims).

@@ -86,7 +86,8 @@ TEST(DecodePngTest, ChannelsAndPixels) {
 }
 
 TEST(DecodeJpegTest, SmoothImageWithinTolerance) {
-  // 16x16 RGB gradient; quality 100 keeps every sample within a few levels.
+  // 16x16 RGB gradient; quality 100 keeps every sample within a few levels (6 with the default
+  // fast integer IDCT, TF's default).
   std::vector<uint8_t> rgb;
   for (int y = 0; y < 16; ++y)
     for (int x = 0; x < 16; ++x) rgb.insert(rgb.end(), {uint8_t(8 * x), uint8_t(8 * y), 128});
@@ -95,7 +96,7 @@ TEST(DecodeJpegTest, SmoothImageWithinTolerance) {
   ASSERT_TRUE(img.ok()) << img.status();
   ASSERT_EQ(img->shape(), TensorShape({16, 16, 3}));
   for (size_t i = 0; i < rgb.size(); ++i)
-    EXPECT_NEAR(img->flat<uint8_t>()[i], rgb[i], 4) << i;
+    EXPECT_NEAR(img->flat<uint8_t>()[i], rgb[i], 6) << i;
   auto gray = Decode("DecodeJpeg", jpg, 1);
   ASSERT_TRUE(gray.ok());
   EXPECT_EQ(gray->shape(), TensorShape({16, 16, 1}));

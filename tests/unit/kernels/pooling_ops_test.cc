@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -249,8 +250,14 @@ TEST(PoolingOps, InvalidAttrsAndShapes) {
   const std::vector<int64_t> in = {1, 4, 4, 2};
   ExpectInvalid(RunMaxPool(in, {1, 2, 2}, {1, 1, 1, 1}, "VALID"), "ksize");
   ExpectInvalid(RunMaxPool(in, {1, 2, 2, 1}, {1, 1, 1}, "VALID"), "strides");
-  ExpectInvalid(RunMaxPool(in, {2, 2, 2, 1}, {1, 1, 1, 1}, "VALID"), "batch");
-  ExpectInvalid(RunMaxPool(in, {1, 2, 2, 1}, {1, 1, 1, 2}, "VALID"), "depth");
+  // Pooling across the batch or depth dims: UNIMPLEMENTED, as in TF.
+  for (const auto& [ksize, strides, what] :
+       {std::tuple{std::vector<int64_t>{2, 2, 2, 1}, std::vector<int64_t>{1, 1, 1, 1}, "batch"},
+        std::tuple{std::vector<int64_t>{1, 2, 2, 1}, std::vector<int64_t>{1, 1, 1, 2}, "depth"}}) {
+    auto s = RunMaxPool(in, ksize, strides, "VALID").status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+    EXPECT_NE(std::string(s.message()).find(what), std::string::npos) << s;
+  }
   ExpectInvalid(RunMaxPool(in, {1, 0, 2, 1}, {1, 1, 1, 1}, "VALID"), "positive");
   ExpectInvalid(RunMaxPool(in, {1, 2, 2, 1}, {1, -1, 1, 1}, "VALID"), "positive");
   ExpectInvalid(RunMaxPool(in, {1, 5, 2, 1}, {1, 1, 1, 1}, "VALID"), "larger than");

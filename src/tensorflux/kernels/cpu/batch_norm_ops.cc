@@ -257,12 +257,14 @@ class FusedBatchNormOp : public BatchNormBase {
     for (int i = 0; i < 4; ++i) {
       OP_REQUIRES_OK(ctx, ctx->allocate_output(i + 1, TensorShape({C}), &stats[i]));
     }
-    Tensor* reserve3 = nullptr;
+    Tensor* reserve3 = nullptr;  // TF's CPU: a scalar zero
     OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({}), &reserve3));
     reserve3->data<U>()[0] = U(0);
     if (C == 0) return;
-    if (l.count() == 0) {  // TF: NaN statistics for an empty batch
-      for (Tensor* t : stats) std::fill_n(t->data<U>(), C, std::numeric_limits<U>::quiet_NaN());
+    if (l.count() == 0) {  // TF: NaN batch statistics, zero reserve spaces for an empty batch
+      for (int i = 0; i < 4; ++i) {
+        std::fill_n(stats[i]->data<U>(), C, i < 2 ? std::numeric_limits<U>::quiet_NaN() : U(0));
+      }
       return;
     }
     const std::vector<double> scale = Doubles<U>(ctx->input(1)), offset = Doubles<U>(ctx->input(2));
@@ -304,10 +306,11 @@ class FusedBatchNormOp : public BatchNormBase {
     U* batch_var = stats[1]->data<U>();
     U* saved_mean = stats[2]->data<U>();
     U* saved_var = stats[3]->data<U>();
-    if (!is_training_) {
+    if (!is_training_) {  // TF's CPU: the given statistics, zero reserve spaces
       for (int64_t c = 0; c < C; ++c) {
-        batch_mean[c] = saved_mean[c] = static_cast<U>(mean[c]);
-        batch_var[c] = saved_var[c] = static_cast<U>(var[c]);
+        batch_mean[c] = static_cast<U>(mean[c]);
+        batch_var[c] = static_cast<U>(var[c]);
+        saved_mean[c] = saved_var[c] = U(0);
       }
       return;
     }

@@ -6,8 +6,9 @@
 //   MaxPoolGrad runs the forward pass again as forward_training to get oneDNN's workspace (the
 //   argmax of every window) and then the backward primitive; oneDNN keeps the first maximum of a
 //   window, as TF does (tested with ties).
-// float64, half, bfloat16 and the integer MaxPool types: one direct-loop template (PoolLoops)
-//   — oneDNN has no float64, and the gradient checker needs float64. Half and bfloat16 average
+// float64, half, bfloat16 and the integer types (MaxPool, MaxPoolGrad, MaxPoolGradGrad): one
+//   direct-loop template (PoolLoops) — oneDNN has no float64, and the gradient checker needs
+//   float64. Half and bfloat16 average
 //   in float. The loops split the batch x output-rows space over the intra-op pool. Without
 //   oneDNN (TX_HAVE_DNNL undefined) float32 uses the loops too. MaxPoolGradGrad (no oneDNN
 //   counterpart) uses the loops for every dtype.
@@ -379,10 +380,21 @@ TX_REGISTER_FLOAT_POOL(Half);
 TX_REGISTER_FLOAT_POOL(BFloat16);
 #undef TX_REGISTER_FLOAT_POOL
 
-REGISTER_KERNEL_BUILDER(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"),
-                        MaxPoolOp<int32_t>);
-REGISTER_KERNEL_BUILDER(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"),
-                        MaxPoolOp<int64_t>);
+// The integer types of the ops (TF's CPU registers the same): max pooling and its gradients.
+#define TX_REGISTER_INT_POOL(T)                                                                \
+  REGISTER_KERNEL_BUILDER(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"),           \
+                          MaxPoolOp<T>);                                                       \
+  REGISTER_KERNEL_BUILDER(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),       \
+                          MaxPoolGradOp<T>);                                                   \
+  REGISTER_KERNEL_BUILDER(Name("MaxPoolGradGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
+                          MaxPoolGradGradOp<T>)
+TX_REGISTER_INT_POOL(int8_t);
+TX_REGISTER_INT_POOL(uint8_t);
+TX_REGISTER_INT_POOL(int16_t);
+TX_REGISTER_INT_POOL(uint16_t);
+TX_REGISTER_INT_POOL(int32_t);
+TX_REGISTER_INT_POOL(int64_t);
+#undef TX_REGISTER_INT_POOL
 
 }  // namespace
 }  // namespace tensorflux

@@ -60,6 +60,9 @@ class ResizeBilinearOp : public OpKernel {
                 errors::InvalidArgument("ResizeBilinear: input images must have a non-empty "
                                         "height and width, got shape ",
                                         images.shape().DebugString()));
+    OP_REQUIRES(ctx, c > 0,
+                errors::InvalidArgument("ResizeBilinear: images must have at least one channel, "
+                                        "got shape ", images.shape().DebugString()));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({b, oh, ow, c}), &out));
     const std::vector<Tap> ys = Taps(h, oh, align_corners_, half_pixel_);

@@ -12,26 +12,31 @@ BatchNormBase::BatchNormBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
   if (ctx->HasAttr("exponential_avg_factor")) {
     ctx->SetStatus(ctx->GetAttr("exponential_avg_factor", &factor_));
   }
-  if (ctx->status().ok() && format != "NHWC" && format != "NCHW") {
+  if (ctx->status().ok() && format != "NHWC" && format != "NCHW" && format != "NDHWC" &&
+      format != "NCDHW") {
     ctx->SetStatus(errors::InvalidArgument(type_string(), ": data_format must be NHWC or NCHW "
-                                           "(4-D x), got ", format));
+                                           "(4-D x), NDHWC or NCDHW (5-D x), got ", format));
   }
-  nhwc_ = format == "NHWC";
+  nhwc_ = format == "NHWC" || format == "NDHWC";
+  rank_ = format.size() == 5 ? 5 : 4;
   if (ctx->status().ok() && !(epsilon_ >= 0)) {
     ctx->SetStatus(errors::InvalidArgument(type_string(), ": epsilon must be >= 0, got ", epsilon_));
   }
 }
 
 Status BatchNormBase::Layout(const Tensor& x, BnLayout* l) const {
-  if (x.dims() != 4) {
-    return errors::InvalidArgument(type_string(), ": x must be 4-dimensional, got shape ",
+  if (x.dims() != rank_) {
+    return errors::InvalidArgument(type_string(), ": x must be ", rank_,
+                                   "-dimensional for its data_format, got shape ",
                                    x.shape().DebugString());
   }
+  // 5-D: the depth and height dims are one dim of the [outer, C, inner] view.
+  const int first = nhwc_ ? 1 : 2;
   l->nhwc = nhwc_;
   l->n = x.dim_size(0);
-  l->h = x.dim_size(nhwc_ ? 1 : 2);
-  l->w = x.dim_size(nhwc_ ? 2 : 3);
-  l->c = x.dim_size(nhwc_ ? 3 : 1);
+  l->h = x.dim_size(first) * (rank_ == 5 ? x.dim_size(first + 1) : 1);
+  l->w = x.dim_size(first + rank_ - 3);
+  l->c = x.dim_size(nhwc_ ? rank_ - 1 : 1);
   return OkStatus();
 }
 

@@ -1,7 +1,7 @@
 // The batch-norm kernels' shared base (FusedBatchNormV3 and FusedBatchNormGradV3; semantics in
 // ops/batch_norm_ops.cc), used by the CPU kernels (kernels/cpu/batch_norm_ops.cc) and the GPU
 // kernels (kernels/cuda/batch_norm_ops.cc): the attrs (epsilon >= 0, is_training, data_format
-// NHWC or NCHW, exponential_avg_factor) read at construction and the input checks, all
+// NHWC, NCHW, NDHWC or NCDHW, exponential_avg_factor) read at construction and the input checks, all
 // INVALID_ARGUMENT naming the op.
 #pragma once
 
@@ -13,7 +13,8 @@
 
 namespace tensorflux {
 
-// x viewed as [outer, C, inner]: NHWC is [N*H*W, C, 1], NCHW is [N, C, H*W].
+// x viewed as [outer, C, inner]: NHWC is [N*H*W, C, 1], NCHW is [N, C, H*W]; a 5-D x (NDHWC,
+// NCDHW) is the 4-D one with h = D*H.
 struct BnLayout {
   int64_t n = 0, h = 0, w = 0, c = 0;
   bool nhwc = true;
@@ -28,7 +29,7 @@ class BatchNormBase : public OpKernel {
   explicit BatchNormBase(OpKernelConstruction* ctx);
 
  protected:
-  // x rank 4.
+  // x rank 4 (NHWC, NCHW) or 5 (NDHWC, NCDHW).
   Status Layout(const Tensor& x, BnLayout* l) const;
   // `t` a vector of `channels` elements.
   Status CheckVector(const Tensor& t, const char* name, int64_t channels) const;
@@ -44,7 +45,8 @@ class BatchNormBase : public OpKernel {
   float epsilon_ = 1e-4f;
   float factor_ = 1.0f;
   bool is_training_ = true;
-  bool nhwc_ = true;
+  bool nhwc_ = true;  // channels last
+  int rank_ = 4;      // 5 for NDHWC and NCDHW
 };
 
 }  // namespace tensorflux
