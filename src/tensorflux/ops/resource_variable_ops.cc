@@ -11,11 +11,12 @@
 //   VarIsInitializedOp  resource -> is_initialized: bool scalar
 //   DestroyResourceOp   resource; ignore_lookup_error: a missing resource is not an error
 //
-// Errors: reading or updating an uninitialized (never assigned, or destroyed) variable is
-// FAILED_PRECONDITION naming it ("Error while reading resource variable v from Container:
-// localhost. This could mean that the variable was uninitialized. ..." for ReadVariableOp,
-// "Could not find variable v. ..." for updates, TF's texts); a dtype or shape mismatch is
-// INVALID_ARGUMENT.
+// Errors: reading an uninitialized (never assigned, or destroyed) variable is
+// FAILED_PRECONDITION naming it ("Could not find variable v. This could mean that the variable
+// has been deleted. ...", TF's text); AssignAdd/SubVariableOp on one is NOT_FOUND with that
+// text (TF's code for them); the ResourceApply* optimizer ops say FAILED_PRECONDITION (TF:
+// INTERNAL "Invalid variable reference", docs/TF_DIFFERENCES.md); a dtype or shape mismatch
+// is INVALID_ARGUMENT.
 #include "tensorflux/framework/op.h"
 #include "tensorflux/framework/shape_inference.h"
 

@@ -57,10 +57,17 @@ using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFlo
 template <typename T, bool kSub>
 class AssignUpdateOp : public OpKernel {
  public:
-  explicit AssignUpdateOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  explicit AssignUpdateOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), ref_(IsRefType(ctx->input_types()[0])) {}
 
   void Compute(OpKernelContext* ctx) override {
     auto var = LookupVarFromInput(ctx, 0, DataTypeToEnum<T>::value);
+    // As TF: an update through a resource handle whose variable does not exist (never
+    // assigned, or destroyed) is NOT_FOUND; ReadVariableOp and the ref forms (whose variable
+    // exists, uninitialized) say FAILED_PRECONDITION.
+    if (!ref_ && absl::IsFailedPrecondition(var.status())) {
+      var = errors::NotFound(var.status().message());
+    }
     OP_REQUIRES_OK(ctx, var.status());
     Var* v = var->get();
     const Tensor& value = ctx->input(1);
@@ -83,6 +90,9 @@ class AssignUpdateOp : public OpKernel {
     }
     ForwardRef(ctx);
   }
+
+ private:
+  const bool ref_;
 };
 
 #define TX_REGISTER_ASSIGN_UPDATE(T)                                                   \
