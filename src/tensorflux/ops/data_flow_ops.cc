@@ -14,7 +14,8 @@
 // QueueDequeueManyV2  handle, n: int32 -> components         n elements stacked along a new
 //                                                            dim 0; needs `shapes`
 // QueueSizeV2         handle -> size: int32 scalar
-// QueueCloseV2        handle; cancel_pending_enqueues: fail the blocked enqueues (CANCELLED)
+// QueueCloseV2        handle; cancel_pending_enqueues: fail the blocked enqueues (CANCELLED);
+//                     closing a closed queue is CANCELLED
 // Errors (TF's codes): enqueue to a closed queue is CANCELLED; a dequeue from a closed queue
 // with fewer elements than asked is OUT_OF_RANGE; a blocked enqueue/dequeue of a cancelled or
 // aborted step ends with CANCELLED. timeout_ms is accepted and, as in TF, not applied (bound a

@@ -151,6 +151,10 @@ TEST(FIFOQueueTest, CloseFailsLaterEnqueuesAndDrainsThenEndsDequeues) {
   st = s->Run(One(1, 2, 3), {}, {"enq"}, &out);
   EXPECT_EQ(st.code(), absl::StatusCode::kCancelled) << st;
   EXPECT_TRUE(HasText(st, "FIFOQueue 'q' is closed.")) << st;
+  // Closing it again is CANCELLED, as in TF.
+  st = s->Run({}, {}, {"close"}, &out);
+  EXPECT_EQ(st.code(), absl::StatusCode::kCancelled) << st;
+  EXPECT_TRUE(HasText(st, "Queue 'q' is already closed.")) << st;
 }
 
 TEST(FIFOQueueTest, CloseWithCancelPendingEnqueuesFailsTheBlockedEnqueue) {

@@ -142,15 +142,21 @@ class FIFOQueue : public BlockingResource {
     return static_cast<int64_t>(queue_.size());
   }
 
-  void Close(bool cancel_pending_enqueues) {
+  // Closing a closed queue is CANCELLED ("Queue 'q' is already closed.", as TF), after
+  // cancelling the pending enqueues when asked.
+  Status Close(bool cancel_pending_enqueues) {
     std::vector<Attempt> finished;
+    bool was_closed;
     {
       std::lock_guard<std::mutex> l(mu_);
+      was_closed = closed_;
       closed_ = true;
       if (cancel_pending_enqueues) FailListLocked(kEnqueue, ClosedError(), &finished);
       FlushLocked(&finished);  // waiting dequeues now fail or drain what is left
     }
     Complete(&finished);
+    if (was_closed) return errors::Cancelled("Queue '", name_, "' is already closed.");
+    return OkStatus();
   }
 
  private:
@@ -403,7 +409,7 @@ class QueueCloseOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     auto queue = GetQueue(ctx);
     OP_REQUIRES_OK(ctx, queue.status());
-    (*queue)->Close(cancel_pending_enqueues_);
+    OP_REQUIRES_OK(ctx, (*queue)->Close(cancel_pending_enqueues_));
   }
 
  private:
