@@ -138,7 +138,7 @@ def test_padded_batch_pads_with_value(graph):
     np.testing.assert_array_equal(out[0], [[1, 0, 0, -1, -1], [2, 3, 0, -1, -1]])
     np.testing.assert_array_equal(out[1], [[4, 5, 6, -1, -1]])
     too_small = tx.data.Dataset.from_tensor_slices(x).padded_batch(2, padded_shapes=[2])
-    with pytest.raises(tx.errors.InvalidArgumentError, match="smaller size"):
+    with pytest.raises(tx.errors.DataLossError, match="smaller size"):
         drain(too_small)
 
 

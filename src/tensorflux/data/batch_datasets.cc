@@ -7,7 +7,7 @@
 // the same shape per component (INVALID_ARGUMENT naming the component and both shapes).
 // Padded, component i of every element is placed at the origin of a padded_shapes[i] box
 // (dims of -1 take the batch's largest size) filled with padding_values[i]; an element larger
-// than a fixed padded dim is INVALID_ARGUMENT.
+// than a fixed padded dim is DATA_LOSS (TF's code for it).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -171,7 +171,8 @@ class BatchDataset : public DatasetBase {
           if (p.dim_size(d) < 0) {
             size = std::max(size, s.dim_size(d));
           } else if (s.dim_size(d) > p.dim_size(d)) {
-            return errors::InvalidArgument("Attempted to pad to a smaller size than the input "
+            // DATA_LOSS as TF (padded_batch_dataset_op.cc) says it.
+            return errors::DataLoss("Attempted to pad to a smaller size than the input "
                                            "element: component ", c, " of element ", i,
                                            " has shape ", s.DebugString(),
                                            " and padded_shapes[", c, "] is ", p.DebugString());

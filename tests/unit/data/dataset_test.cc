@@ -201,10 +201,10 @@ TEST(DatasetTest, PaddedBatchPadsToLargestAndToFixedShape) {
   ASSERT_TRUE(five.ok()) << five.status();
   EXPECT_EQ(*Drain(*five), (std::vector<std::vector<int64_t>>{
                                {1, 0, 0, -7, -7, 2, 3, 4, -7, -7}, {5, 6, 0, -7, -7}}));
-  // Padding to a smaller size than an element fails when the batch is made.
+  // Padding to a smaller size than an element fails when the batch is made (TF's DATA_LOSS).
   auto two = run({2}, 2);
   ASSERT_TRUE(two.ok());
-  EXPECT_EQ(Drain(*two).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Drain(*two).status().code(), absl::StatusCode::kDataLoss);
 }
 
 // The permutation a ShuffleDataset(range(n), buffer, seed, seed2) produces on each of
