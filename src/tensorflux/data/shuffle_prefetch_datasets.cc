@@ -1,15 +1,20 @@
 // ShuffleDataset (a random-draw buffer) and PrefetchDataset (a background producer thread).
 //
-// Shuffle: the iterator keeps up to buffer_size input elements; each GetNext refills the
-// buffer, draws a uniform index from a Philox stream (core/philox.h), returns that element and
-// moves the last one into its slot. The stream of an iterator comes from (seed, seed2):
-//   - reshuffle_each_iteration = false: every iterator restarts the stream at (seed, seed2), so
-//     every pass has the same order;
-//   - reshuffle_each_iteration = true: the kernel keeps one generator per (seed, seed2) for as
-//     long as the session keeps it (TF 1.x keeps it in the resource manager), and every new
-//     iterator (each repeat() epoch, each re-run initializer) starts at the next range of it, so
-//     passes differ but the sequence of passes is the same in every fresh session.
-//   seed == seed2 == 0 draws a nondeterministic generator.
+// Shuffle, TF's algorithm draw for draw (so a seeded pipeline gives TF's order): the iterator
+// keeps the next up to buffer_size input elements in input order; each GetNext refills that
+// window, draws a 32-bit word w from its Philox stream (core/philox.h, one word at a time as
+// TF's SingleSampleAdapter), returns the element at offset w % n of the window (n elements),
+// moves the window's first element into that slot and drops the first slot. An iterator's
+// stream is Philox seeded (s1, s2):
+//   - reshuffle_each_iteration = false: (s1, s2) = (seed, seed2) for every iterator, so every
+//     pass has the same order (TF's FixedSeedGenerator);
+//   - reshuffle_each_iteration = true: the kernel keeps one seed generator per (seed, seed2),
+//     a Philox stream seeded (seed, seed2), for as long as the session keeps the kernel (TF 1.x
+//     keeps it in the resource manager); every new iterator (each repeat() epoch, each re-run
+//     initializer) takes its next two words as (s1, s2) (TF's RandomSeedGenerator), so passes
+//     differ, the first one included, but the sequence of passes is the same in every fresh
+//     session.
+//   seed == seed2 == 0 draws nondeterministic seeds instead.
 //
 // Prefetch: a thread started by the iterator calls the input's GetNext and keeps up to
 // buffer_size results (elements, errors or the end) in order; GetNext takes the oldest. The
@@ -18,7 +23,10 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <mutex>
+#include <random>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "tensorflux/core/philox.h"
@@ -29,25 +37,48 @@ namespace {
 
 // ---------------------------------------------------------------- Shuffle
 
+// TF's seed generators: the seeds of each new iterator of a shuffle dataset.
+class SeedGenerator {
+ public:
+  // reshuffle: a stream of seed pairs from Philox(seed, seed2); otherwise (seed, seed2) always.
+  // seed == seed2 == 0: nondeterministic seeds.
+  SeedGenerator(int64_t seed, int64_t seed2, bool reshuffle) : reshuffle_(reshuffle) {
+    if (seed == 0 && seed2 == 0) {
+      std::random_device rd;
+      auto next64 = [&rd]() { return (uint64_t{rd()} << 32) | uint64_t{rd()}; };
+      seed = static_cast<int64_t>(next64());
+      seed2 = static_cast<int64_t>(next64());
+    }
+    seed_ = seed;
+    seed2_ = seed2;
+    words_ = random::PhiloxWordStream(random::Philox4x32::FromSeeds(seed, seed2));
+  }
+  std::pair<int64_t, int64_t> Next() {
+    if (!reshuffle_) return {seed_, seed2_};
+    std::lock_guard<std::mutex> l(mu_);
+    const int64_t s1 = words_.Next32();
+    return {s1, static_cast<int64_t>(words_.Next32())};
+  }
+
+ private:
+  const bool reshuffle_;
+  int64_t seed_ = 0, seed2_ = 0;
+  std::mutex mu_;
+  random::PhiloxWordStream words_{random::Philox4x32()};
+};
+
 class ShuffleDataset : public SameSpecDataset {
  public:
-  // `generator` non-null: reshuffle each iteration from it; null: every iterator starts at
-  // `fixed`.
-  ShuffleDataset(DatasetPtr input, int64_t buffer_size, std::shared_ptr<random::GuardedPhilox> gen,
-                 random::Philox4x32 fixed)
-      : SameSpecDataset(std::move(input)),
-        buffer_size_(buffer_size),
-        generator_(std::move(gen)),
-        fixed_(fixed) {}
+  ShuffleDataset(DatasetPtr input, int64_t buffer_size, std::shared_ptr<SeedGenerator> seeds)
+      : SameSpecDataset(std::move(input)), buffer_size_(buffer_size), seeds_(std::move(seeds)) {}
   std::string DebugString() const override {
     return absl::StrCat("ShuffleDatasetOp::Dataset(", buffer_size_, ")");
   }
 
  protected:
   std::unique_ptr<IteratorBase> MakeIteratorInternal() const override {
-    // 2^40 counters per iterator: more words than any pass can draw.
-    return std::make_unique<Iterator>(
-        this, generator_ != nullptr ? generator_->Reserve(uint64_t{1} << 40) : fixed_);
+    const auto [s1, s2] = seeds_->Next();
+    return std::make_unique<Iterator>(this, random::Philox4x32::FromSeeds(s1, s2));
   }
 
  private:
@@ -57,8 +88,7 @@ class ShuffleDataset : public SameSpecDataset {
         : UnaryDatasetIterator(d), words_(gen) {}
     Status GetNextInternal(IteratorContext* ctx, std::vector<Tensor>* out, bool* end) override {
       const size_t width = dataset()->output_dtypes().size();
-      while (input_ != nullptr &&
-             static_cast<int64_t>(buffer_.size() / width) < dataset()->buffer_size_) {
+      while (input_ != nullptr && count_ < dataset()->buffer_size_) {
         bool e_end = false;
         TX_RETURN_IF_ERROR(input_->GetNext(ctx, &scratch_, &e_end));
         if (e_end) {
@@ -69,57 +99,57 @@ class ShuffleDataset : public SameSpecDataset {
           return errors::Internal("shuffle input gave ", scratch_.size(), " components, not ",
                                   width);
         }
-        for (Tensor& t : scratch_) buffer_.push_back(std::move(t));
+        if (count_ == capacity_) Grow(width);
+        Tensor* slot = Slot((head_ + count_) % capacity_, width);
+        for (size_t c = 0; c < width; ++c) slot[c] = std::move(scratch_[c]);
         scratch_.clear();
+        ++count_;
       }
-      const size_t n = buffer_.size() / width;
-      if (n == 0) {
+      if (count_ == 0) {
         *end = true;
         return OkStatus();
       }
-      // Element i goes out; the last one takes its slot. The draws use the word stream in
-      // order, one word ahead, so that the next draw's slot can be prefetched now.
-      if (!have_next_) next_word_ = words_.Next64();
-      const size_t i = next_word_ % n;
-      next_word_ = words_.Next64();
-      have_next_ = true;
-      auto slot = buffer_.begin() + static_cast<ptrdiff_t>(i * width);
-      auto last = buffer_.end() - static_cast<ptrdiff_t>(width);
-      out->assign(std::make_move_iterator(slot), std::make_move_iterator(slot + width));
-      if (i + 1 != n) std::move(last, buffer_.end(), slot);
-      buffer_.erase(last, buffer_.end());
-      Prefetch(*out, input_ != nullptr ? n : n - 1);
+      // TF: the element at offset w % n goes out, the window's first element takes its slot.
+      const int64_t offset = words_.Next32() % static_cast<uint64_t>(count_);
+      Tensor* first = Slot(head_, width);
+      Tensor* chosen = Slot((head_ + offset) % capacity_, width);
+      out->assign(std::make_move_iterator(chosen), std::make_move_iterator(chosen + width));
+      if (offset != 0) {
+        for (size_t c = 0; c < width; ++c) chosen[c] = std::move(first[c]);
+      }
+      for (size_t c = 0; c < width; ++c) first[c] = Tensor();
+      head_ = (head_ + 1) % capacity_;
+      --count_;
       return OkStatus();
     }
 
    private:
-    // A random draw from a large buffer is a cache miss per slot and per element buffer: start
-    // loading the next draw's slot (if the buffer is still `next_n` elements then) and the
-    // first bytes of the element going out, which its consumer (e.g. a batch) reads next.
-    void Prefetch(const std::vector<Tensor>& element, size_t next_n) const {
-      const size_t width = element.size();
-      if (next_n > 0 && (next_word_ % next_n + 1) * width <= buffer_.size())
-        __builtin_prefetch(&buffer_[(next_word_ % next_n) * width]);
-      for (const Tensor& t : element) {
-        const char* p = static_cast<const char*>(t.raw_data());
-        const size_t bytes = std::min<size_t>(t.TotalBytes(), 4096);
-        for (size_t b = 0; p != nullptr && b < bytes; b += 64) __builtin_prefetch(p + b);
+    Tensor* Slot(int64_t i, size_t width) { return &ring_[static_cast<size_t>(i) * width]; }
+
+    // Doubles the ring (up to buffer_size elements), its elements in window order from 0.
+    void Grow(size_t width) {
+      const int64_t cap =
+          std::min<int64_t>(dataset()->buffer_size_, std::max<int64_t>(16, capacity_ * 2));
+      std::vector<Tensor> ring(static_cast<size_t>(cap) * width);
+      for (int64_t k = 0; k < count_; ++k) {
+        Tensor* from = Slot((head_ + k) % capacity_, width);
+        for (size_t c = 0; c < width; ++c) ring[k * width + c] = std::move(from[c]);
       }
+      ring_ = std::move(ring);
+      capacity_ = cap;
+      head_ = 0;
     }
 
-
-    // The buffered elements back to back, output_dtypes().size() tensors each: no allocation
-    // per element (an element's vector would be one).
-    std::vector<Tensor> buffer_;
+    // The window: count_ elements from slot head_ of a ring of capacity_ slots, output_dtypes()
+    // .size() tensors each, back to back (no allocation per element).
+    std::vector<Tensor> ring_;
+    int64_t capacity_ = 0, head_ = 0, count_ = 0;
     std::vector<Tensor> scratch_;  // the input's next element
     random::PhiloxWordStream words_;
-    uint64_t next_word_ = 0;  // the next draw's word (valid when have_next_)
-    bool have_next_ = false;
   };
 
   const int64_t buffer_size_;
-  const std::shared_ptr<random::GuardedPhilox> generator_;
-  const random::Philox4x32 fixed_;
+  const std::shared_ptr<SeedGenerator> seeds_;
 };
 
 class ShuffleDatasetOp : public UnaryDatasetOpKernel {
@@ -138,31 +168,26 @@ class ShuffleDatasetOp : public UnaryDatasetOpKernel {
       return errors::InvalidArgument("buffer_size must be greater than zero, got ",
                                      buffer_size);
     }
-    std::shared_ptr<random::GuardedPhilox> gen;
-    {
+    std::shared_ptr<SeedGenerator> seeds;
+    if (!reshuffle_) {
+      seeds = std::make_shared<SeedGenerator>(seed, seed2, false);
+    } else {
       std::lock_guard<std::mutex> l(mu_);
       if (generator_ == nullptr || seed != seed_ || seed2 != seed2_ || (seed == 0 && seed2 == 0)) {
-        generator_ = std::make_shared<random::GuardedPhilox>();
-        generator_->Init(seed, seed2);
+        generator_ = std::make_shared<SeedGenerator>(seed, seed2, true);
         seed_ = seed;
         seed2_ = seed2;
       }
-      gen = generator_;
-    }
-    random::Philox4x32 fixed;
-    if (!reshuffle_) {
-      fixed = gen->Reserve(1);  // (seed, seed2)'s first range, or a random one for (0, 0)
-      if (seed != 0 || seed2 != 0) fixed = random::Philox4x32::FromSeeds(seed, seed2);
-      gen = nullptr;
+      seeds = generator_;
     }
     return DatasetPtr(
-        std::make_shared<ShuffleDataset>(std::move(input), buffer_size, std::move(gen), fixed));
+        std::make_shared<ShuffleDataset>(std::move(input), buffer_size, std::move(seeds)));
   }
 
  private:
   bool reshuffle_ = true;
   std::mutex mu_;
-  std::shared_ptr<random::GuardedPhilox> generator_;
+  std::shared_ptr<SeedGenerator> generator_;
   int64_t seed_ = 0, seed2_ = 0;
 };
 

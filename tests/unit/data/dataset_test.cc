@@ -254,6 +254,17 @@ TEST(DatasetTest, ShuffleIsADeterministicPermutation) {
   EXPECT_EQ(ShufflePasses(5, 1, 7, 3, true, 1)[0], (std::vector<int64_t>{0, 1, 2, 3, 4}));
 }
 
+// TensorFlow 2.15's orders (tests/data/oracle/conformance/dataset_ops: shuffle(seed=s) in a
+// graph without a graph seed has seeds (87654321, s)).
+TEST(DatasetTest, ShuffleGivesTensorFlowsOrder) {
+  EXPECT_EQ(ShufflePasses(10, 4, 87654321, 7, /*reshuffle=*/true, 1)[0],
+            (std::vector<int64_t>{0, 4, 2, 3, 5, 6, 1, 8, 7, 9}));
+  EXPECT_EQ(ShufflePasses(10, 4, 87654321, 7, /*reshuffle=*/false, 1)[0],
+            (std::vector<int64_t>{3, 4, 0, 5, 1, 8, 2, 7, 6, 9}));
+  EXPECT_EQ(ShufflePasses(4, 4, 87654321, 11, /*reshuffle=*/true, 2),
+            (std::vector<std::vector<int64_t>>{{3, 0, 1, 2}, {2, 1, 0, 3}}));
+}
+
 TEST(DatasetTest, PrefetchYieldsTheInputAndStopsCleanly) {
   auto p = Apply("PrefetchDataset", *Range(0, 100), {I64(4)});
   ASSERT_TRUE(p.ok()) << p.status();
