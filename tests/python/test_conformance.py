@@ -32,10 +32,12 @@ def _apply(op, **kw):
     out = op_def_library.apply_op(op, name="op", **kw)
     if isinstance(out, tx.Operation):
         return out
-    if isinstance(out, (list, tuple)):
-        if not out:  # a list output of length 0 (Unpack with num=0): no tensor names the op
+    # Outputs may be lists (ParseExample's sparse_indices, ...), some of them empty.
+    while isinstance(out, (list, tuple)):
+        flat = [t for t in out if not (isinstance(t, (list, tuple)) and not t)]
+        if not flat:
             return tx.get_default_graph().get_operation_by_name("op")
-        out = out[0]
+        out = flat[0]
     return out.op
 
 
