@@ -25,6 +25,12 @@ Histogram::Histogram()
     : limits_(DefaultBucketLimits()), buckets_(limits_.size(), 0.0), min_(DBL_MAX),
       max_(-DBL_MAX) {}
 
+// Each square is rounded before it is summed, as TF's (non-FMA) build does: with
+// -march=native GCC would fuse `sum_squares_ += value * value` into one FMA and change the
+// low bits of sum_squares.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
 void Histogram::Add(double value) {
   size_t b = std::upper_bound(limits_.begin(), limits_.end(), value) - limits_.begin();
   if (b >= buckets_.size()) b = buckets_.size() - 1;  // DBL_MAX itself, +Inf, NaN
