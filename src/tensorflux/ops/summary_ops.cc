@@ -22,7 +22,7 @@ REGISTER_OP("ScalarSummary")
           "uint64}")
     .SetShapeFn(ScalarStringOutput)
     .Doc("A Summary with one simple_value per element: tags and values must have one shape; "
-         "value i is reported under tags[i]. Duplicate tags are INVALID_ARGUMENT.");
+         "value i is reported under tags[i] (a tag may repeat, as in TF).");
 
 REGISTER_OP("HistogramSummary")
     .Input("tag: string")

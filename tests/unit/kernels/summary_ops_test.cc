@@ -49,11 +49,15 @@ TEST(SummaryOpsTest, ScalarSummaryBadInput) {
                           .Input(Tensor::Scalar<float>(1.0f))
                           .Run(),
                       "one shape");
-  test::ExpectInvalid(test::KernelRunner("ScalarSummary")
-                          .Input(test::AsTensor<std::string>({"a", "a"}, {2}))
-                          .Input(test::AsTensor<float>({1, 2}, {2}))
-                          .Run(),
-                      "duplicate tag 'a'");
+  // A repeated tag is kept twice, as TF does (only MergeSummary refuses duplicates).
+  auto dup = test::KernelRunner("ScalarSummary")
+                 .Input(test::AsTensor<std::string>({"a", "a"}, {2}))
+                 .Input(test::AsTensor<float>({1, 2}, {2}))
+                 .RunOne();
+  ASSERT_TRUE(dup.ok()) << dup.status();
+  EXPECT_EQ(Parse(*dup).value_size(), 2);
+  EXPECT_EQ(Parse(*dup).value(1).tag(), "a");
+  EXPECT_EQ(Parse(*dup).value(1).simple_value(), 2.0f);
 }
 
 TEST(SummaryOpsTest, HistogramMatchesHandCount) {

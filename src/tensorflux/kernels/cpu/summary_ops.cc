@@ -50,21 +50,15 @@ class ScalarSummaryOp : public OpKernel {
                 errors::InvalidArgument("ScalarSummary '", name(), "': tags and values must have "
                                         "one shape, got tags ", tags.shape().DebugString(),
                                         " and values ", values.shape().DebugString()));
+    // A tag may repeat (TF keeps every value; only MergeSummary refuses duplicates).
     Summary s;
-    absl::flat_hash_set<std::string> seen;
     const auto* tag = tags.data<std::string>();
-    Status dup;
     OP_REQUIRES_OK(ctx, ForEachAsDouble(values, "ScalarSummary '" + name() + "'",
                                         [&](int64_t i, double v) {
-                                          if (!seen.insert(tag[i]).second && dup.ok())
-                                            dup = errors::InvalidArgument(
-                                                "ScalarSummary '", name(), "': duplicate tag '",
-                                                tag[i], "'");
                                           Summary::Value* sv = s.add_value();
                                           sv->set_tag(tag[i]);
                                           sv->set_simple_value(static_cast<float>(v));
                                         }));
-    OP_REQUIRES_OK(ctx, dup);
     SetSerializedOutput(ctx, s);
   }
 };
