@@ -7,10 +7,13 @@ only a token naming the function, so a graph with a py_func cannot be exported a
 another process.
 
 The function receives numpy arrays (strings as object arrays of bytes) and returns a value per
-Tout dtype, converted with np.asarray(value, dtype). Exceptions it raises become the op's error,
-naming the node, with codes as in TF's py_func: ValueError / TypeError -> InvalidArgumentError,
-StopIteration -> OutOfRangeError, MemoryError -> ResourceExhaustedError, NotImplementedError ->
-UnimplementedError, a tx.errors.OpError -> its own code, anything else -> UnknownError."""
+Tout dtype, converted with np.asarray(value) as TF does, without a cast: its dtype must be Tout's
+(a Python float is float64, an int int64), InvalidArgumentError otherwise ("returns float64
+values but expects float32"); for a string Tout, bytes or str (UTF-8 encoded). Exceptions it
+raises become the op's error, naming the node, with codes as in TF's py_func: ValueError /
+TypeError -> InvalidArgumentError, StopIteration -> OutOfRangeError, MemoryError ->
+ResourceExhaustedError, NotImplementedError -> UnimplementedError, a tx.errors.OpError -> its own
+code, anything else -> UnknownError."""
 
 import itertools
 import threading
@@ -36,8 +39,27 @@ _EXCEPTION_CODES = (
 )
 
 
-def _numpy_dtype(dtype):
-    return object if dtype == dtypes.string else dtype.as_numpy_dtype
+class _WrongResult(Exception):
+    pass
+
+
+def _convert(token, value, tout):
+    """value as TF's FuncRegistry._convert makes it (np.asarray, no cast), checked against
+    tout as TF's PyFunc kernel does."""
+    if tout == dtypes.string:
+        result = np.asarray(value)
+        if result.dtype.kind in "SO":
+            return np.asarray(value, dtype=object)
+        if result.dtype.kind == "U":
+            return np.asarray([s.encode("utf-8") for s in result.reshape(-1)],
+                              dtype=object).reshape(result.shape)
+    else:
+        result = np.asarray(value)
+        if result.dtype == tout.as_numpy_dtype:
+            return result
+    got = result.dtype.name if result.dtype.kind != "O" else "object (%s)" % (
+        type(value).__name__,)
+    raise _WrongResult("py_func %s returns %s values but expects %s" % (token, got, tout.name))
 
 
 def _dispatch(token, args):
@@ -56,7 +78,9 @@ def _dispatch(token, args):
         if len(ret) != len(touts):
             return errors.INVALID_ARGUMENT, (
                 "py_func %s returned %d values, Tout has %d" % (token, len(ret), len(touts)))
-        return 0, [np.asarray(v, dtype=_numpy_dtype(t)) for v, t in zip(ret, touts)]
+        return 0, [_convert(token, v, t) for v, t in zip(ret, touts)]
+    except _WrongResult as e:
+        return errors.INVALID_ARGUMENT, str(e)
     except errors.OpError as e:
         return e.error_code, "%s: %s" % (type(e).__name__, e.message)
     except Exception as e:  # pylint: disable=broad-except
