@@ -339,7 +339,11 @@ Status MergeBundles(const std::vector<std::string>& src_prefixes, const std::str
       return errors::InvalidArgument("MergeV2Checkpoints: destination '", dst_prefix,
                                      "' is also a source");
     auto r = BundleReader::Open(src);
-    if (!r.ok() && allow_missing && absl::IsNotFound(r.status())) continue;
+    if (!r.ok() && absl::IsNotFound(r.status())) {
+      if (allow_missing) continue;
+      return errors::InvalidArgument("allow_missing_files was set to false and ", src,
+                                     " did not exist.", r.status().ToString());
+    }
     TX_RETURN_IF_ERROR(r.status());
     readers.push_back(*std::move(r));
   }

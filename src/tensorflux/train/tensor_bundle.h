@@ -127,7 +127,8 @@ class BundleReader {
 // to dst's shard names in order (source k's shards follow those of sources 0..k-1), one index is
 // written with the shard ids moved accordingly, and the sources' index files are deleted.
 // INVALID_ARGUMENT for no sources, a key held by two sources, or dst equal to a source;
-// `allow_missing` skips sources whose index does not exist (NOT_FOUND otherwise).
+// `allow_missing` skips sources whose index does not exist (INVALID_ARGUMENT otherwise, TF's
+// "allow_missing_files was set to false and P did not exist.").
 Status MergeBundles(const std::vector<std::string>& src_prefixes, const std::string& dst_prefix,
                     bool allow_missing = false);
 
