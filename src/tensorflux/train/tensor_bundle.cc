@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -30,12 +31,107 @@ absl::string_view AsAbsl(std::string_view s) { return absl::string_view(s.data()
 
 // Rejects what this format layer cannot store or read, with the reason.
 Status CheckStorableDtype(DataType dt, std::string_view key) {
-  if (dt == DT_STRING)
-    return errors::Unimplemented(
-        "tensor '", key, "': string tensors in tensor bundles are not supported (TensorFlow's "
-        "varint-length layout is not implemented)");
+  if (dt == DT_STRING) return OkStatus();
   return VisitPodType(dt, absl::StrCat("tensor bundle (tensor '", AsAbsl(key), "')"),
                       [](auto) { return OkStatus(); });
+}
+
+// A string element's length as TF's checksum covers it: 4 bytes (LE) when it fits, else 8.
+uint32_t ExtendWithLength(uint32_t crc, uint64_t len) {
+  if (len <= std::numeric_limits<uint32_t>::max()) {
+    const uint32_t len32 = static_cast<uint32_t>(len);
+    return crc32c::Extend(crc, &len32, sizeof(len32));
+  }
+  return crc32c::Extend(crc, &len, sizeof(len));
+}
+
+void PutVarint64(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// TF's on-disk layout of a DT_STRING tensor: the elements' lengths as varint64s, the masked
+// CRC32C of those lengths (each as 4 LE bytes, 8 when larger than 2^32 - 1), then the bytes of
+// every element back to back. `crc` (unmasked) covers the lengths so, the length checksum's 4
+// bytes and the elements' bytes.
+std::string EncodeStrings(const Tensor& t, uint32_t* crc) {
+  const std::string* strings = t.data<std::string>();
+  const int64_t n = t.NumElements();
+  std::string out;
+  *crc = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    PutVarint64(&out, strings[i].size());
+    *crc = ExtendWithLength(*crc, strings[i].size());
+  }
+  const uint32_t length_checksum = crc32c::Mask(*crc);
+  out.append(reinterpret_cast<const char*>(&length_checksum), sizeof(length_checksum));
+  *crc = crc32c::Extend(*crc, &length_checksum, sizeof(length_checksum));
+  for (int64_t i = 0; i < n; ++i) {
+    out += strings[i];
+    *crc = crc32c::Extend(*crc, strings[i].data(), strings[i].size());
+  }
+  return out;
+}
+
+// The inverse of EncodeStrings for `t` (allocated, DT_STRING) from exactly `bytes`; false when
+// the bytes do not hold t's elements or a checksum does not match (`why` says which).
+bool DecodeStrings(std::string_view bytes, uint32_t masked_crc, Tensor* t, std::string* why) {
+  std::string* strings = t->data<std::string>();
+  const int64_t n = t->NumElements();
+  size_t pos = 0;
+  uint32_t crc = 0;
+  std::vector<uint64_t> lengths(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t v = 0;
+    int shift = 0;
+    while (true) {
+      if (pos >= bytes.size() || shift > 63) {
+        *why = "the string lengths are truncated or malformed";
+        return false;
+      }
+      const uint8_t b = static_cast<uint8_t>(bytes[pos++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) break;
+      shift += 7;
+    }
+    lengths[static_cast<size_t>(i)] = v;
+    crc = ExtendWithLength(crc, v);
+  }
+  uint32_t length_checksum = 0;
+  if (bytes.size() - pos < sizeof(length_checksum)) {
+    *why = "the string lengths' checksum is missing";
+    return false;
+  }
+  std::memcpy(&length_checksum, bytes.data() + pos, sizeof(length_checksum));
+  pos += sizeof(length_checksum);
+  if (length_checksum != crc32c::Mask(crc)) {
+    *why = "the string lengths' checksum does not match";
+    return false;
+  }
+  crc = crc32c::Extend(crc, &length_checksum, sizeof(length_checksum));
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t len = lengths[static_cast<size_t>(i)];
+    if (len > bytes.size() - pos) {
+      *why = "the string bytes are truncated";
+      return false;
+    }
+    strings[i].assign(bytes.data() + pos, static_cast<size_t>(len));
+    crc = crc32c::Extend(crc, bytes.data() + pos, static_cast<size_t>(len));
+    pos += static_cast<size_t>(len);
+  }
+  if (pos != bytes.size()) {
+    *why = absl::StrCat(bytes.size() - pos, " bytes follow the last string");
+    return false;
+  }
+  if (crc32c::Mask(crc) != masked_crc) {
+    *why = absl::StrFormat("checksum does not match: stored 0x%08x vs. calculated 0x%08x",
+                           masked_crc, crc32c::Mask(crc));
+    return false;
+  }
+  return true;
 }
 
 // leveldb::TableBuilder writes through this into an AtomicFile; the first error is kept.
@@ -119,6 +215,12 @@ Status BundleWriter::Add(std::string_view key, const Tensor& t) {
   BundleEntryProto entry;
   entry.set_dtype(t.dtype());
   t.shape().AsProto(entry.mutable_shape());
+  if (t.dtype() == DT_STRING) {
+    uint32_t crc = 0;
+    const std::string bytes = EncodeStrings(t, &crc);
+    entry.set_crc32c(crc32c::Mask(crc));
+    return AppendBytes(key, std::move(entry), bytes);
+  }
   const std::string_view bytes(static_cast<const char*>(t.raw_data()), t.TotalBytes());
   entry.set_crc32c(crc32c::Mask(crc32c::Value(bytes.data(), bytes.size())));
   return AppendBytes(key, std::move(entry), bytes);
@@ -264,13 +366,21 @@ StatusOr<TensorShape> BundleReader::CheckEntry(std::string_view key,
   TX_RETURN_IF_ERROR(CheckStorableDtype(entry.dtype(), key));
   auto shape = TensorShape::FromProto(entry.shape());
   if (!shape.ok()) return errors::DataLoss(Where(key), ": bad shape: ", shape.status().message());
-  const int64_t esize = static_cast<int64_t>(DataTypeSize(entry.dtype()));
-  if (shape->num_elements() > std::numeric_limits<int64_t>::max() / esize)
-    return errors::DataLoss(Where(key), ": shape ", shape->DebugString(), " is too large");
-  const int64_t want = shape->num_elements() * esize;
-  if (entry.size() != want)
-    return errors::DataLoss(Where(key), ": stored size ", entry.size(), " bytes but ",
-                            DataTypeString(entry.dtype()), shape->DebugString(), " needs ", want);
+  if (entry.dtype() == DT_STRING) {
+    // At least one length byte per element and the lengths' 4-byte checksum.
+    if (entry.size() < 4 || entry.size() - 4 < shape->num_elements())
+      return errors::DataLoss(Where(key), ": stored size ", entry.size(), " bytes is too small "
+                              "for string", shape->DebugString());
+  } else {
+    const int64_t esize = static_cast<int64_t>(DataTypeSize(entry.dtype()));
+    if (shape->num_elements() > std::numeric_limits<int64_t>::max() / esize)
+      return errors::DataLoss(Where(key), ": shape ", shape->DebugString(), " is too large");
+    const int64_t want = shape->num_elements() * esize;
+    if (entry.size() != want)
+      return errors::DataLoss(Where(key), ": stored size ", entry.size(), " bytes but ",
+                              DataTypeString(entry.dtype()), shape->DebugString(), " needs ",
+                              want);
+  }
   if (entry.shard_id() < 0 || entry.shard_id() >= header_.num_shards())
     return errors::DataLoss(Where(key), ": shard id ", entry.shard_id(), " outside [0, ",
                             header_.num_shards(), ")");
@@ -306,6 +416,17 @@ StatusOr<Tensor> BundleReader::Lookup(std::string_view key) const {
   TX_ASSIGN_OR_RETURN(BundleEntryProto entry, LookupEntry(key));
   TX_ASSIGN_OR_RETURN(TensorShape shape, CheckEntry(key, entry));
   TX_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(entry.dtype(), shape));
+  if (entry.dtype() == DT_STRING) {
+    TX_ASSIGN_OR_RETURN(int fd, ShardFd(entry.shard_id()));
+    std::string bytes(static_cast<size_t>(entry.size()), '\0');
+    TX_RETURN_IF_ERROR(ReadAt(fd, BundleDataFilename(prefix_, entry.shard_id(),
+                                                     header_.num_shards()),
+                              entry.offset(), bytes.size(), bytes.data()));
+    std::string why;
+    if (!DecodeStrings(bytes, entry.crc32c(), &t, &why))
+      return errors::DataLoss(Where(key), ": ", why);
+    return t;
+  }
   TX_RETURN_IF_ERROR(ReadChecked(key, entry, static_cast<char*>(t.raw_data())));
   return t;
 }

@@ -10,9 +10,10 @@
 //                             (one file per shard; this writer always writes one shard)
 //
 // Supported element types: every fixed-size dtype a Tensor holds (float, double, half, bfloat16,
-// int8..int64, uint8..uint64, bool). DT_STRING tensors (a varint-length layout that
-// spec/tf-wire.md does not describe) and partitioned tensors (entries with `slices`) are
-// UNIMPLEMENTED with a message that says so.
+// int8..int64, uint8..uint64, bool), and DT_STRING in TF's layout (the elements' lengths as
+// varint64s, the masked CRC32C of the lengths, the bytes; the entry's CRC covers all three, each
+// length counted as 4 bytes). Partitioned tensors (entries with `slices`) are UNIMPLEMENTED
+// with a message that says so.
 //
 // Errors: a missing file or key is NOT_FOUND; anything inconsistent in the files (a table that
 // does not parse, a header or entry that does not decode, an offset/size outside its shard, a
@@ -64,7 +65,7 @@ class BundleWriter {
   const Status& status() const { return status_; }
 
   // Appends `t` under `key`. INVALID_ARGUMENT for an empty or duplicate key; UNIMPLEMENTED for
-  // string and other non-fixed-size dtypes.
+  // dtypes other than the fixed-size ones and string.
   Status Add(std::string_view key, const Tensor& t);
   // Writes P.index and renames the files into place. Call once.
   Status Finish();
