@@ -69,7 +69,9 @@ REGISTER_OP("RestoreV2")
     .SetShapeFn(RestoreV2Shape)
     .Doc("Reads tensors[i] = tensor `tensor_names[i]` of the bundle `prefix`, which must have "
          "dtype dtypes[i] (INVALID_ARGUMENT otherwise); NOT_FOUND for a missing bundle or name, "
-         "DATA_LOSS for a corrupt one. shape_and_slices[i] must be \"\".");
+         "DATA_LOSS for a corrupt one. shape_and_slices[i] \"\" reads the whole tensor; TF's "
+         "slice spec (\"4 6 0,2:-\": the saved shape, then start,length or - per dim) reads "
+         "that box of it (INVALID_ARGUMENT when the shape is not the saved one).");
 
 REGISTER_OP("MergeV2Checkpoints")
     .Input("checkpoint_prefixes: string")

@@ -1,12 +1,16 @@
 // CPU kernels of the checkpoint ops (ops/io_ops.cc): SaveV2, RestoreV2, MergeV2Checkpoints on
 // TensorFlow's tensor-bundle format (train/tensor_bundle.h, a format library that depends on
 // core/ only), and ShardedFilename / ShardedFilespec.
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "tensorflux/framework/op_kernel.h"
 #include "tensorflux/train/tensor_bundle.h"
 
@@ -14,8 +18,9 @@ namespace tensorflux {
 namespace {
 
 // Validates (prefix, tensor_names, shape_and_slices) of SaveV2/RestoreV2 for `n` tensors: a
-// scalar prefix, two vectors of n names, every slice spec "" (whole tensors).
-Status CheckSaveRestoreArgs(OpKernelContext* ctx, int64_t n) {
+// scalar prefix, two vectors of n names, every slice spec "" (whole tensors) unless
+// `allow_slices` (RestoreV2 reads a slice of a whole saved tensor).
+Status CheckSaveRestoreArgs(OpKernelContext* ctx, int64_t n, bool allow_slices = false) {
   const Tensor& prefix = ctx->input(0);
   const Tensor& names = ctx->input(1);
   const Tensor& slices = ctx->input(2);
@@ -28,7 +33,7 @@ Status CheckSaveRestoreArgs(OpKernelContext* ctx, int64_t n) {
   if (slices.dims() != 1 || slices.NumElements() != n)
     return errors::InvalidArgument("Input shape_and_slices should be a 1-D tensor of ", n,
                                    " specs, got shape ", slices.shape().DebugString());
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < n && !allow_slices; ++i) {
     const std::string& spec = slices.flat<std::string>()[i];
     if (!spec.empty())
       return errors::Unimplemented("shape_and_slices[", i, "] = '", spec, "' for tensor '",
@@ -55,15 +60,86 @@ class SaveV2Op : public OpKernel {
 };
 REGISTER_KERNEL_BUILDER(Name("SaveV2").Device(DEVICE_CPU), SaveV2Op);
 
+// A RestoreV2 spec "d0 d1 ... dk-1 s0:s1:...:sk-1" (TF's TensorSlice): the saved tensor's full
+// shape, then per dim "start,length" or "-" (all of it).
+struct SliceSpec {
+  std::vector<int64_t> full, start, length;
+};
+
+StatusOr<SliceSpec> ParseSliceSpec(const std::string& spec) {
+  auto bad = [&spec](std::string_view why) {
+    return errors::InvalidArgument("Invalid shape_and_slice spec '", spec, "': ", why);
+  };
+  std::vector<std::string> words = absl::StrSplit(spec, ' ', absl::SkipEmpty());
+  if (words.empty()) return bad("empty");
+  SliceSpec out;
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    int64_t d = 0;
+    if (!absl::SimpleAtoi(words[i], &d) || d < 0) return bad("a dim is not a size");
+    out.full.push_back(d);
+  }
+  std::vector<std::string> parts = absl::StrSplit(words.back(), ':');
+  if (parts.size() != out.full.size()) return bad("the slice's rank is not the shape's");
+  for (size_t i = 0; i < parts.size(); ++i) {
+    int64_t start = 0, length = out.full[i];
+    if (parts[i] != "-") {
+      std::vector<std::string> se = absl::StrSplit(parts[i], ',');
+      if (se.size() != 2 || !absl::SimpleAtoi(se[0], &start) ||
+          !absl::SimpleAtoi(se[1], &length) || start < 0 || length < 0)
+        return bad("a dim's slice is not 'start,length' or '-'");
+    }
+    if (start > out.full[i] || length > out.full[i] - start)
+      return bad("a slice extends beyond the shape");
+    out.start.push_back(start);
+    out.length.push_back(length);
+  }
+  return out;
+}
+
+// The box `spec` selects of `t` (whose shape must be spec.full).
+StatusOr<Tensor> Slice(const Tensor& t, const SliceSpec& spec, const std::string& name) {
+  const TensorShape& shape = t.shape();
+  bool same = shape.dims() == static_cast<int>(spec.full.size());
+  for (int d = 0; same && d < shape.dims(); ++d) same = shape.dim_size(d) == spec.full[d];
+  if (!same)
+    return errors::InvalidArgument("tensor_name = ", name, "; shape in shape_and_slice spec [",
+                                   absl::StrJoin(spec.full, ","),
+                                   "] does not match the shape stored in checkpoint: ",
+                                   shape.DebugString());
+  TX_ASSIGN_OR_RETURN(Tensor out,
+                      Tensor::Allocate(t.dtype(), TensorShape(absl::MakeConstSpan(spec.length))));
+  const int rank = shape.dims();
+  std::vector<int64_t> stride(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape.dim_size(d + 1);
+  std::vector<int64_t> idx(rank, 0);
+  const size_t esize = t.dtype() == DT_STRING ? 0 : DataTypeSize(t.dtype());
+  for (int64_t k = 0; k < out.NumElements(); ++k) {
+    int64_t src = 0;
+    for (int d = 0; d < rank; ++d) src += (spec.start[d] + idx[d]) * stride[d];
+    if (t.dtype() == DT_STRING) {
+      out.data<std::string>()[k] = t.data<std::string>()[src];
+    } else {
+      std::memcpy(static_cast<char*>(out.raw_data()) + k * esize,
+                  static_cast<const char*>(t.raw_data()) + src * esize, esize);
+    }
+    for (int d = rank - 1; d >= 0; --d) {  // the next output index, row-major
+      if (++idx[d] < spec.length[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
 class RestoreV2Op : public OpKernel {
  public:
   explicit RestoreV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
     const int n = num_outputs();
-    OP_REQUIRES_OK(ctx, CheckSaveRestoreArgs(ctx, n));
+    OP_REQUIRES_OK(ctx, CheckSaveRestoreArgs(ctx, n, /*allow_slices=*/true));
     const std::string& prefix = ctx->input(0).flat<std::string>()[0];
     const auto names = ctx->input(1).flat<std::string>();
+    const auto specs = ctx->input(2).flat<std::string>();
     auto reader = BundleReader::Open(prefix);
     OP_REQUIRES_OK(ctx, reader.status());
     for (int i = 0; i < n; ++i) {  // one tensor in memory at a time besides the outputs
@@ -74,6 +150,12 @@ class RestoreV2Op : public OpKernel {
                                           DataTypeString(output_type(i)),
                                           " does not equal restored dtype ",
                                           DataTypeString(t->dtype())));
+      if (!specs[i].empty()) {
+        auto spec = ParseSliceSpec(specs[i]);
+        OP_REQUIRES_OK(ctx, spec.status());
+        t = Slice(*t, *spec, names[i]);
+        OP_REQUIRES_OK(ctx, t.status());
+      }
       ctx->set_output(i, *std::move(t));
     }
   }
