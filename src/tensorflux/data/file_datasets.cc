@@ -32,8 +32,8 @@ namespace {
 // One dataset class for TFRecordDataset (records) and TextLineDataset (lines): scalar strings.
 class FileLinesOrRecordsDataset : public DatasetBase {
  public:
-  FileLinesOrRecordsDataset(std::vector<std::string> files, bool records)
-      : files_(std::move(files)), records_(records) {}
+  FileLinesOrRecordsDataset(std::vector<std::string> files, bool records, bool zlib)
+      : files_(std::move(files)), records_(records), zlib_(zlib) {}
 
   const DataTypeVector& output_dtypes() const override { return dtypes_; }
   const std::vector<PartialTensorShape>& output_shapes() const override { return shapes_; }
@@ -74,9 +74,11 @@ class FileLinesOrRecordsDataset : public DatasetBase {
           }
           const std::string& path = d.files_[next_file_++];
           if (d.records_) {
-            TX_ASSIGN_OR_RETURN(records_, io::RecordReader::Open(path));
+            io::RecordReader::Options options;
+            options.zlib = d.zlib_;
+            TX_ASSIGN_OR_RETURN(records_, io::RecordReader::Open(path, options));
           } else {
-            TX_ASSIGN_OR_RETURN(lines_, io::InputStream::Open(path));
+            TX_ASSIGN_OR_RETURN(lines_, io::InputStream::Open(path, d.zlib_));
           }
         }
         Status s = records_ ? records_->ReadRecord(&value) : lines_->ReadLine(&value);
@@ -97,6 +99,7 @@ class FileLinesOrRecordsDataset : public DatasetBase {
 
   const std::vector<std::string> files_;
   const bool records_;
+  const bool zlib_;  // compression_type "ZLIB"
   const DataTypeVector dtypes_ = {DT_STRING};
   const std::vector<PartialTensorShape> shapes_ = {PartialTensorShape::Scalar()};
 };
@@ -112,13 +115,13 @@ StatusOr<std::vector<std::string>> FileNames(OpKernelContext* ctx, int i) {
   return files;
 }
 
-// '' or 'GZIP' (gzip is detected from the file either way).
-Status CheckCompression(const Tensor& compression) {
+// '', 'GZIP' (gzip is detected from the file either way) or 'ZLIB': true for ZLIB.
+StatusOr<bool> ParseCompression(const Tensor& compression) {
   if (compression.dims() != 0) return errors::InvalidArgument("compression_type must be a scalar");
   const std::string& c = compression.scalar<std::string>();
-  if (!c.empty() && c != "GZIP")
-    return errors::Unimplemented("compression_type '", c, "' is not supported ('' or 'GZIP')");
-  return OkStatus();
+  if (!c.empty() && c != "GZIP" && c != "ZLIB")
+    return errors::InvalidArgument("Unsupported compression_type: ", c, " ('', 'GZIP' or 'ZLIB')");
+  return c == "ZLIB";
 }
 
 class FileLinesOrRecordsDatasetOp : public DatasetOpKernel {
@@ -129,10 +132,11 @@ class FileLinesOrRecordsDatasetOp : public DatasetOpKernel {
  protected:
   StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     TX_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx, 0));
-    TX_RETURN_IF_ERROR(CheckCompression(ctx->input(1)));
+    TX_ASSIGN_OR_RETURN(bool zlib, ParseCompression(ctx->input(1)));
     TX_ASSIGN_OR_RETURN(int64_t buffer_size, ParseScalarInt64(ctx, 2, "buffer_size"));
     if (buffer_size < 0) return errors::InvalidArgument("buffer_size must be >= 0");
-    return DatasetPtr(std::make_shared<FileLinesOrRecordsDataset>(std::move(files), records_));
+    return DatasetPtr(
+        std::make_shared<FileLinesOrRecordsDataset>(std::move(files), records_, zlib));
   }
 
  private:
@@ -145,9 +149,9 @@ REGISTER_KERNEL_BUILDER(Name("TextLineDataset").Device(DEVICE_CPU), FileLinesOrR
 
 class CsvDataset : public DatasetBase {
  public:
-  CsvDataset(std::vector<std::string> files, bool header, io::CsvOptions options,
+  CsvDataset(std::vector<std::string> files, bool zlib, bool header, io::CsvOptions options,
              std::vector<Tensor> defaults)
-      : files_(std::move(files)), header_(header), options_(std::move(options)),
+      : files_(std::move(files)), zlib_(zlib), header_(header), options_(std::move(options)),
         defaults_(std::move(defaults)), dtypes_(options_.types.begin(), options_.types.end()),
         shapes_(options_.types.size(), PartialTensorShape::Scalar()) {}
 
@@ -175,7 +179,7 @@ class CsvDataset : public DatasetBase {
             *end = true;
             return OkStatus();
           }
-          TX_ASSIGN_OR_RETURN(in_, io::InputStream::Open(d.files_[next_file_++]));
+          TX_ASSIGN_OR_RETURN(in_, io::InputStream::Open(d.files_[next_file_++], d.zlib_));
           line_ = 0;
           if (d.header_) {
             Status s = in_->ReadLine(&line);
@@ -207,6 +211,7 @@ class CsvDataset : public DatasetBase {
   };
 
   const std::vector<std::string> files_;
+  const bool zlib_;  // compression_type "ZLIB"
   const bool header_;
   const io::CsvOptions options_;
   const std::vector<Tensor> defaults_;
@@ -221,7 +226,7 @@ class CsvDatasetOp : public DatasetOpKernel {
  protected:
   StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     TX_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx, 0));
-    TX_RETURN_IF_ERROR(CheckCompression(ctx->input(1)));
+    TX_ASSIGN_OR_RETURN(bool zlib, ParseCompression(ctx->input(1)));
     TX_ASSIGN_OR_RETURN(bool header, ParseScalarBool(ctx, 3, "header"));
     const Tensor& delim = ctx->input(4);
     if (delim.dims() != 0 || delim.scalar<std::string>().size() != 1)
@@ -243,8 +248,8 @@ class CsvDatasetOp : public DatasetOpKernel {
         return errors::InvalidArgument("record_defaults[", i, "] must have at most one element");
       defaults.push_back(def);
     }
-    return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), header, std::move(options),
-                                                   std::move(defaults)));
+    return DatasetPtr(std::make_shared<CsvDataset>(std::move(files), zlib, header,
+                                                   std::move(options), std::move(defaults)));
   }
 };
 REGISTER_KERNEL_BUILDER(Name("CSVDataset").Device(DEVICE_CPU), CsvDatasetOp);

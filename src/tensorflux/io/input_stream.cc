@@ -38,26 +38,30 @@ constexpr size_t kMaxChunk = size_t{1} << 30;
 struct InputStream::Gzip {
   inflate_state state;
   std::unique_ptr<uint8_t[]> in{new uint8_t[kCompressedBufferBytes]};
+  const bool zlib;           // one zlib stream (TF's "ZLIB") rather than gzip members
   bool eof = false;          // the file has no more compressed bytes
   bool between = false;      // a member has ended: another one starts, or the data ends
   bool finished = false;     // the last member has ended
 
-  Gzip() {
+  explicit Gzip(bool zlib_stream) : zlib(zlib_stream) {
     isal_inflate_init(&state);
-    state.crc_flag = ISAL_GZIP;  // parse the gzip header, check the CRC-32 and length trailer
+    // Parse the gzip (zlib) header, check the CRC-32 and length (Adler-32) trailer.
+    state.crc_flag = zlib ? ISAL_ZLIB : ISAL_GZIP;
     state.next_in = in.get();
     state.avail_in = 0;
   }
+  const char* kind() const { return zlib ? "zlib" : "gzip"; }
 };
 
-StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path) {
+StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path, bool zlib) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errors::NotFound("cannot open file '", path, "': ", std::strerror(errno));
-  // Plain files are read with read(2); gzip files (magic 1f 8b) through isal_inflate.
+  // Plain files are read with read(2); gzip files (magic 1f 8b) and zlib ones through
+  // isal_inflate.
   unsigned char magic[2] = {0, 0};
   const bool gzip = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  return std::unique_ptr<InputStream>(
-      new InputStream(path, fd, gzip ? std::make_unique<Gzip>() : nullptr));
+  return std::unique_ptr<InputStream>(new InputStream(
+      path, fd, zlib || gzip ? std::make_unique<Gzip>(zlib) : nullptr));
 }
 
 InputStream::InputStream(std::string path, int fd, std::unique_ptr<Gzip> gz)
@@ -102,7 +106,12 @@ StatusOr<size_t> InputStream::Inflate(char* dst, size_t n) {
   while (s.avail_out > 0 && !g.finished) {
     if (g.between) {
       // Another member follows only if the next bytes are a gzip magic; anything else (zero
-      // padding, other trailing bytes) ends the data, as in zlib's gzread.
+      // padding, other trailing bytes) ends the data, as in zlib's gzread. A zlib stream is
+      // one member.
+      if (g.zlib) {
+        g.finished = true;
+        break;
+      }
       while (s.avail_in < 2 && !g.eof) TX_RETURN_IF_ERROR(FillCompressed().status());
       if (s.avail_in < 2 || s.next_in[0] != 0x1f || s.next_in[1] != 0x8b) {
         g.finished = true;
@@ -117,7 +126,8 @@ StatusOr<size_t> InputStream::Inflate(char* dst, size_t n) {
     const int rc = isal_inflate(&s);
     const int64_t at = offset_ + static_cast<int64_t>(want - s.avail_out);
     if (rc != ISAL_DECOMP_OK) {
-      return errors::DataLoss("corrupt gzip stream in ", Where(at), ": ", InflateError(rc));
+      return errors::DataLoss("corrupt ", g.kind(), " stream in ", Where(at), ": ",
+                              InflateError(rc));
     }
     if (s.block_state == ISAL_BLOCK_FINISH) {
       // Give back the whole bytes ISA-L read ahead, then look for a next member.
@@ -130,11 +140,12 @@ StatusOr<size_t> InputStream::Inflate(char* dst, size_t n) {
       continue;
     }
     if (s.avail_out > 0 && s.avail_in == 0 && g.eof) {
-      return errors::DataLoss("truncated gzip stream in ", Where(at),
-                              ": the file ends inside a gzip member");
+      return errors::DataLoss("truncated ", g.kind(), " stream in ", Where(at),
+                              ": the file ends inside a ", g.kind(), " member");
     }
     if (s.avail_out == out_before && s.avail_in == in_before && s.avail_in > 0) {
-      return errors::DataLoss("corrupt gzip stream in ", Where(at), ": inflate made no progress");
+      return errors::DataLoss("corrupt ", g.kind(), " stream in ", Where(at),
+                              ": inflate made no progress");
     }
   }
   return static_cast<size_t>(want - s.avail_out);

@@ -35,8 +35,9 @@ class InputStream {
   static constexpr size_t kDirectReadBytes = 32 << 10;
   static constexpr size_t kLookaheadBytes = 4 << 10;
 
-  // Opens `path` for reading; a gzip file is decompressed on the fly.
-  static StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path);
+  // Opens `path` for reading; a gzip file is decompressed on the fly, and with `zlib` the file
+  // is one zlib stream (TF's compression_type "ZLIB": RFC 1950 header, Adler-32 trailer).
+  static StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path, bool zlib = false);
   ~InputStream();
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;

@@ -44,7 +44,7 @@ std::string EncodeRecordFooter(std::string_view data) {
 
 StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(const std::string& path,
                                                            const Options& options) {
-  StatusOr<std::unique_ptr<InputStream>> in = InputStream::Open(path);
+  StatusOr<std::unique_ptr<InputStream>> in = InputStream::Open(path, options.zlib);
   if (!in.ok()) return in.status();
   std::unique_ptr<RecordReader> r(new RecordReader());
   r->in_ = std::move(*in);

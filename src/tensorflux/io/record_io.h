@@ -41,6 +41,8 @@ class RecordReader {
     // Records longer than this are DATA_LOSS (a corrupt length that passed its CRC by chance
     // must not allocate terabytes).
     uint64_t max_record_bytes = uint64_t{1} << 31;
+    // The file is one zlib stream (TF's compression_type "ZLIB"); gzip is detected either way.
+    bool zlib = false;
   };
   static StatusOr<std::unique_ptr<RecordReader>> Open(const std::string& path,
                                                       const Options& options);

@@ -13,8 +13,8 @@ REGISTER_OP("TFRecordDataset")
     .SetIsStateful()
     .SetShapeFn(shape_inference::ScalarShape)
     .Doc("The records of TFRecord files (scalar strings), file after file. compression_type "
-         "'' or 'GZIP' (gzip is also detected from the file); buffer_size is accepted for TF's "
-         "signature (reads use a fixed 256 KiB buffer).");
+         "'', 'GZIP' (gzip is also detected from the file) or 'ZLIB'; buffer_size is accepted "
+         "for TF's signature (reads use a fixed 256 KiB buffer).");
 
 REGISTER_OP("TextLineDataset")
     .Input("filenames: string")

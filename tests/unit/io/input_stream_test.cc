@@ -8,6 +8,8 @@
 
 #include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "io_test_util.h"
 
@@ -62,6 +64,42 @@ TEST(InputStreamTest, GzipMatchesZlibAtEveryLevelAndReadSize) {
       ASSERT_EQ(got.size(), data.size()) << level << " " << chunk;
       EXPECT_TRUE(got == data) << "level " << level << " chunk " << chunk;
     }
+  }
+}
+
+// compression_type "ZLIB": one RFC 1950 stream (zlib's compress2), its Adler-32 checked.
+TEST(InputStreamTest, ZlibStreamReadsAndItsCorruptionIsDataLoss) {
+  const std::string data = TestBytes(InputStream::kBufferBytes + 777, 3);
+  std::string z(compressBound(data.size()), '\0');
+  uLongf n = z.size();
+  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &n,
+                      reinterpret_cast<const Bytef*>(data.data()), data.size(), 6),
+            Z_OK);
+  z.resize(n);
+  for (size_t chunk : {size_t{13}, InputStream::kBufferBytes + 5}) {
+    auto in = InputStream::Open(WriteFile("data.z", z), /*zlib=*/true);
+    ASSERT_TRUE(in.ok()) << in.status();
+    EXPECT_TRUE((*in)->compressed());
+    std::string got, piece(chunk, '\0');
+    size_t k = 0;
+    do {
+      ASSERT_TRUE((*in)->Read(piece.data(), chunk, &k).ok());
+      got.append(piece, 0, k);
+    } while (k == chunk);
+    EXPECT_TRUE(got == data) << chunk;
+  }
+  for (const auto& [name, bytes, why] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"cut.z", z.substr(0, z.size() / 2), "truncated zlib stream"},
+           {"adler.z", z.substr(0, z.size() - 1) + static_cast<char>(z.back() ^ 1),
+            "corrupt zlib stream"}}) {
+    auto in = InputStream::Open(WriteFile(name, bytes), /*zlib=*/true);
+    ASSERT_TRUE(in.ok());
+    std::string all(data.size() + 1, '\0');
+    size_t k = 0;
+    const Status st = (*in)->Read(all.data(), all.size(), &k);
+    EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss) << name << ": " << st;
+    EXPECT_NE(st.message().find(why), std::string::npos) << st;
   }
 }
 
