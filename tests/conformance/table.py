@@ -133,7 +133,8 @@ class Case:
     fd        check grad against finite differences too (float64 cases only)
     tol/grad_tol  (rtol, atol) overriding the per-dtype defaults
     deviation a documented reason TensorFlux differs from TF on this case; the test then checks
-              only that TensorFlux runs it (see docs/TF_DIFFERENCES.md)
+              only that TensorFlux handles it without crashing: it runs it, or refuses it with
+              an error (a safer error, another error class) (see docs/TF_DIFFERENCES.md)
     program   for ops that need a graph around them (variables, datasets, queues): a function
               program(m) -> (fetches, feed_dict, init_ops) built with module m (tf.compat.v1 or
               tensorflux); `covers` names the ops it exercises
