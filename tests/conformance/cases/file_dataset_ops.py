@@ -34,7 +34,7 @@ def _write(folder, name, data, compression=""):
     return path
 
 
-def _case(op, variant, files, make, n, dtype="string", end=True, covers=()):
+def _case(op, variant, files, make, n, dtype="string", end=True, covers=(), deviation=None):
     """files(folder) -> list of paths written; make(m, paths) -> dataset; n elements (and,
     with end, a case for n + 1: OutOfRangeError)."""
     cid = "%s/program%s/%s" % (op, "_" + variant if variant else "", dtype)
@@ -47,7 +47,8 @@ def _case(op, variant, files, make, n, dtype="string", end=True, covers=()):
         return program
 
     v = "program" + ("_" + variant if variant else "")
-    out = [Case(op, variant=v, dtype=dtype, program=build(n, ""), covers=covers)]
+    out = [Case(op, variant=v, dtype=dtype, program=build(n, ""), covers=covers,
+                deviation=deviation)]
     if end:
         out.append(Case(op, variant=v + "_end", dtype=dtype, program=build(n + 1, "_end"),
                         covers=covers))
@@ -77,6 +78,10 @@ CASES += _case("TFRecordDataset", "two_files", _tfrecord_files(split=True), _tfr
 CASES += _case("TFRecordDataset", "gzip", _tfrecord_files("GZIP"), _tfrecord("GZIP"), 4)
 CASES += _case("TFRecordDataset", "zlib", _tfrecord_files("ZLIB"), _tfrecord("ZLIB"), 4)
 CASES += _case("TFRecordDataset", "buffer_size", _tfrecord_files(), _tfrecord("", 7), 4)
+CASES += _case("TFRecordDataset", "bad_compression", _tfrecord_files(), _tfrecord("BZIP2"), 1,
+               end=False, deviation="an unknown compression_type is INVALID_ARGUMENT; TF's "
+               "TFRecordDataset logs it and reads the files uncompressed (its TextLineDataset "
+               "and CSVDataset refuse it, as TensorFlux does)")
 CASES += _case("TFRecordDataset", "empty_file", lambda d: [_write(d, "e.tfrecord", b"")],
                _tfrecord(), 0, end=False)
 CASES += _case("TFRecordDataset", "missing_file",
@@ -122,6 +127,8 @@ CASES += _case("TextLineDataset", "gzip", lambda d: [_write(d, "t.gz", TEXT, "GZ
                _text("GZIP"), 5)
 CASES += _case("TextLineDataset", "zlib", lambda d: [_write(d, "t.z", TEXT, "ZLIB")],
                _text("ZLIB"), 5)
+CASES += _case("TextLineDataset", "bad_compression", lambda d: [_write(d, "t.txt", TEXT)],
+               _text("BZIP2"), 1, end=False)
 CASES += _case("TextLineDataset", "empty_file", lambda d: [_write(d, "e.txt", b"")], _text(),
                0, end=False)
 CASES += _case("TextLineDataset", "utf8", lambda d: [_write(
@@ -166,6 +173,9 @@ CASES += _case("CSVDataset", "select_cols", lambda d: [_write(d, "a.csv", CSV)],
                _csv(_defaults("int32", ["none"]), select_cols=[0, 2]), 3)
 CASES += _case("CSVDataset", "gzip", lambda d: [_write(d, "a.csv.gz", CSV, "GZIP")],
                _csv(_defaults("int32", "float32", ["none"], "int64"), compression_type="GZIP"),
+               3)
+CASES += _case("CSVDataset", "zlib", lambda d: [_write(d, "a.csv.z", CSV, "ZLIB")],
+               _csv(_defaults("int32", "float32", ["none"], "int64"), compression_type="ZLIB"),
                3)
 CASES += _case("CSVDataset", "two_files", lambda d: [_write(d, "a.csv", b"1,a\n"),
                                                      _write(d, "b.csv", b"2,b\n3,c")],
