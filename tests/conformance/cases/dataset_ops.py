@@ -239,6 +239,18 @@ CASES += _case("ParallelInterleaveDatasetV4", "deterministic", lambda m: m.data.
                      block_length=2, num_parallel_calls=3, deterministic=True), 10,
     covers=("RangeDataset",))
 
+def _failing_map(m):
+    """1/x through check_numerics: the element 0 raises InvalidArgumentError."""
+    return m.data.Dataset.from_tensor_slices(np.array([1.0, 2.0, 0.0, 4.0, 0.0, 8.0], np.float32)
+                                             ).map(lambda x: m.check_numerics(1.0 / x, "inf"))
+
+
+CASES += _case("IgnoreErrorsDataset", "", lambda m: _failing_map(m).apply(
+    m.data.experimental.ignore_errors()), 4, "float32", covers=("MapDataset",))
+CASES += _case("MapDataset", "error", _failing_map, 3, "float32", end=False)
+CASES += _case("IgnoreErrorsDataset", "no_errors", lambda m: m.data.Dataset.range(3).apply(
+    m.data.experimental.ignore_errors()), 3)
+
 # ---------------------------------------------------------------- iterators
 
 

@@ -100,6 +100,16 @@ def _truncated(folder):
 
 
 CASES += _case("TFRecordDataset", "corrupt", _corrupt, _tfrecord(), 1, end=False)
+
+
+def _corrupt_then_good(folder):
+    return _corrupt(folder) + [_write(folder, "good.tfrecord", tfrecord_bytes(RECORDS))]
+
+
+# ignore_errors: the rest of the damaged file is skipped, the next file is read.
+CASES += _case("TFRecordDataset", "ignore_errors", _corrupt_then_good,
+               lambda m, paths: _tfrecord()(m, paths).apply(
+                   m.data.experimental.ignore_errors()), 4, covers=("IgnoreErrorsDataset",))
 CASES += _case("TFRecordDataset", "truncated", _truncated, _tfrecord(), 1, end=False)
 # The first record of the truncated file is whole: it is read before the error.
 CASES += _case("TFRecordDataset", "truncated_second", _truncated, _tfrecord(), 2, end=False)
