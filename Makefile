@@ -17,7 +17,11 @@ all: build
 setup:
 	@scripts/setup
 
-$(BUILD_DIR)/build.ninja:
+# The pinned CUDA toolkit's marker (scripts/setup installs it): a build folder configured before
+# the toolkit was there is configured again once it is, so the CUDA part gets built.
+CUDA_MARKER := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/tensorflux/$(shell sed -n 's/^\# folder: //p' scripts/cuda-wheels.txt)/.tensorflux-complete
+
+$(BUILD_DIR)/build.ninja: $(wildcard $(CUDA_MARKER))
 	@scripts/setup
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
