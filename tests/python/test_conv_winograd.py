@@ -2,13 +2,17 @@
 Winograd F(4x4, 3x3) (kernels/cpu/conv_dnnl.cc: 3x3, stride 1, depths multiples of 16, batch x
 output pixels >= 3,136) agree with the float64 direct loops to Winograd's rounding, and differ in
 their bits from the direct algorithm that TX_ENABLE_WINOGRAD=0 keeps (so the Winograd path really
-ran). Each algorithm runs in a fresh interpreter: the variable is read once per process."""
+ran). Each algorithm runs in a fresh interpreter: the variable is read once per process.
+oneDNN implements Winograd only for some ISAs (AVX-512 here): where it has none, conv_dnnl.cc
+falls back to direct convolution, so the not-bit-identical check applies only when oneDNN's
+verbose log (ONEDNN_VERBOSE/DNNL_VERBOSE) shows a Winograd primitive ran."""
 
 import os
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import tensorflux as tx
 
@@ -38,20 +42,27 @@ np.savez(sys.argv[1], y=out[0], dx=out[1], dw=out[2])
 """
 
 
-def _run(tmp_path, name, dtype, env_updates):
+def _run(tmp_path, name, dtype, env_updates, verbose=False):
     env = dict(os.environ, PYTHONPATH=_PACKAGE_PARENT)
+    if verbose:  # oneDNN logs each primitive execution (implementation name) on stdout
+        env.update(ONEDNN_VERBOSE="1", DNNL_VERBOSE="1")
     env.pop("TX_ENABLE_WINOGRAD", None)
     env.update(env_updates)
     path = str(tmp_path / (name + ".npz"))
-    subprocess.run([sys.executable, "-c", _SCRIPT, path, dtype], env=env, check=True,
-                   timeout=300, capture_output=True)
+    proc = subprocess.run([sys.executable, "-c", _SCRIPT, path, dtype], env=env, check=True,
+                          timeout=300, capture_output=True, text=True)
     with np.load(path) as f:
-        return {k: f[k] for k in ("y", "dx", "dw")}
+        out = {k: f[k] for k in ("y", "dx", "dw")}
+    if verbose:
+        # exec lines name the implementation, e.g. "jit_wino_4x3:avx512_core" / "wino".
+        out["ran_winograd"] = any("wino" in line for line in proc.stdout.splitlines()
+                                  if "exec" in line and "convolution" in line)
+    return out
 
 
 def test_winograd_matches_float64_and_is_not_the_direct_algorithm(tmp_path):
     ref = _run(tmp_path, "ref", "float64", {})
-    wino = _run(tmp_path, "wino", "float32", {})
+    wino = _run(tmp_path, "wino", "float32", {}, verbose=True)
     direct = _run(tmp_path, "direct", "float32", {"TX_ENABLE_WINOGRAD": "0"})
     for k in ("y", "dx", "dw"):
         scale = np.abs(ref[k]).max()
@@ -59,5 +70,10 @@ def test_winograd_matches_float64_and_is_not_the_direct_algorithm(tmp_path):
             assert got[k].dtype == np.float32
             err = np.abs(got[k].astype(np.float64) - ref[k]).max() / scale
             assert err < 2e-5, (k, err)
-        # Different arithmetic, so different roundings somewhere in every output.
-        assert not np.array_equal(wino[k], direct[k]), k
+        # Different arithmetic, so different roundings somewhere in every output; where oneDNN
+        # has no Winograd for this CPU (no AVX-512) both runs are direct convolution.
+        if wino["ran_winograd"]:
+            assert not np.array_equal(wino[k], direct[k]), k
+    if not wino["ran_winograd"]:
+        pytest.skip("oneDNN ran no Winograd primitive on this CPU (its Winograd needs AVX-512): "
+                    "accuracy checked, the not-the-direct-algorithm check skipped")

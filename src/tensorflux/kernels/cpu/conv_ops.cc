@@ -96,12 +96,12 @@ class ConvOp : public OpKernel {
                   errors::Unimplemented(attrs_.Prefix(), "float32 convolution needs oneDNN, "
                                         "which this build does not have"));
       if constexpr (std::is_same_v<T, float>) {
-        conv::DnnlEpilogue epilogue;
-        if (bias != nullptr) {
-          epilogue.bias = bias->data<float>();
-          epilogue.relu = epilogue_.spec().activation == FusedActivation::kRelu;
-        }
-        OP_REQUIRES_OK(ctx, dnnl_->Run(ctx, kDir, g, ptrs[0], ptrs[1], ptrs[2], epilogue));
+        // BiasAdd [+ Relu] in the epilogue pass, not as oneDNN post-ops: oneDNN's AVX2 kernels
+        // add a fused bias in another order than the plain primitive followed by BiasAdd (1 ULP
+        // apart on an AVX2-only CPU, where the fused and unfused graphs then disagree); the pass
+        // gives the unfused chain's bits on every CPU for one extra pass over the output.
+        OP_REQUIRES_OK(ctx, dnnl_->Run(ctx, kDir, g, ptrs[0], ptrs[1], ptrs[2]));
+        if (bias != nullptr) OP_REQUIRES_OK(ctx, epilogue_.Apply<T>(*this, ctx, *bias, result));
       } else {
         OP_REQUIRES_OK(ctx, WidenedRun(ctx, g, ptrs, sizes, computed));
       }

@@ -367,11 +367,42 @@ struct Sqrt {
   }
 };
 
+// exp with correct underflow. Eigen 3.4's vectorized exp (pexp_float / pexp_double) clamps its
+// argument below at -88.723f / -709.784, so every packet lane under that returns exp(clamp)
+// (about 3e-39f, or 5.6e-309) instead of the subnormal or zero that std::exp (and numpy, and TF
+// with a newer Eigen) gives; the scalar tail of an array is exact, so the result depended on an
+// element's position and on the packet width (AVX2's 4 doubles vs AVX-512's 8). Packets with a
+// lane under the clamp recompute those lanes with std::exp (rare: only deep underflow).
+template <typename T>
+struct ExpUnderflowOp {
+  static constexpr T kLo = std::is_same_v<T, float> ? T(-88.723f) : T(-709.784);
+  EIGEN_STRONG_INLINE T operator()(const T& x) const { return std::exp(x); }
+  template <typename Packet>
+  EIGEN_STRONG_INLINE Packet packetOp(const Packet& x) const {
+    namespace ei = Eigen::internal;
+    const Packet r = ei::pexp(x);
+    if (!ei::predux_any(ei::pcmp_lt(x, ei::pset1<Packet>(kLo)))) return r;
+    constexpr int kN = ei::unpacket_traits<Packet>::size;
+    T xs[kN], rs[kN];
+    ei::pstoreu(xs, x);
+    ei::pstoreu(rs, r);
+    for (int i = 0; i < kN; ++i) {
+      if (xs[i] < kLo) rs[i] = std::exp(xs[i]);
+    }
+    return ei::ploadu<Packet>(rs);
+  }
+};
+
 struct Exp {
   static constexpr int64_t kCost = 8;
   template <typename X>
   static auto Eval(const X& x) {
-    return x.exp();
+    using T = typename X::Scalar;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      return x.unaryExpr(ExpUnderflowOp<T>());
+    } else {
+      return x.exp();
+    }
   }
 };
 
@@ -521,3 +552,15 @@ struct LogicalNot {
 }  // namespace functor
 }  // namespace cwise
 }  // namespace tensorflux
+
+namespace Eigen {
+namespace internal {
+template <typename T>
+struct functor_traits<tensorflux::cwise::functor::ExpUnderflowOp<T>> {
+  enum {
+    Cost = functor_traits<scalar_exp_op<T>>::Cost,
+    PacketAccess = packet_traits<T>::HasExp,
+  };
+};
+}  // namespace internal
+}  // namespace Eigen
