@@ -272,8 +272,9 @@ TEST(FusedConv2DTest, ValuesAgainstFloat64Loops) {
   }
 }
 
-// float32 NHWC BiasAdd [+ Relu] runs inside oneDNN's primitive (post-ops), the rest through the
-// epilogue pass: both equal Conv2D -> BiasAdd [-> Relu] bit for bit. The third case is the
+// BiasAdd [+ activation] runs as the epilogue pass after oneDNN's plain convolution: it equals
+// Conv2D -> BiasAdd [-> Relu] bit for bit on every CPU (oneDNN's fused-bias post-ops did not on
+// AVX2-only CPUs). The third case is the
 // Fashion-MNIST CNN's first layer (one input channel), which oneDNN runs with another kernel.
 TEST(FusedConv2DTest, BitIdenticalToTheUnfusedChain) {
   test::TestCpuDevice device(4);

@@ -1,7 +1,7 @@
 // CPU kernels of the Conv2D family (ops/conv_ops.cc): Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, DepthwiseConv2dNative(+BackpropInput/Filter), and _FusedConv2D (Conv2D,
-// then BiasAdd [+ activation] in one pass over its output, fused_epilogue.h; float32 NHWC
-// BiasAdd [+ Relu] inside oneDNN's primitive instead, conv_impl.h's DnnlEpilogue). One kernel template,
+// then BiasAdd [+ activation] in one pass over its output, fused_epilogue.h, so that it gives
+// the unfused Conv2D -> BiasAdd [-> Relu] chain's bits on every CPU). One kernel template,
 // ConvOp<T, direction, depthwise>, validates (ops/conv_geometry.h, read by role in
 // kernels/shared/conv_shapes.h, shared with the GPU kernels) and dispatches to the float32
 // oneDNN path (half and bfloat16 widened to float32 around it) or the float64 direct loops
@@ -44,9 +44,8 @@ class ConvOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     Tensor* result = nullptr;
     if constexpr (kFused && std::is_same_v<T, float>) {
-      // BiasAdd [+ Relu] inside oneDNN's primitive: the output is written once. NHWC only: for
-      // NCHW oneDNN picks kernels whose ReLU results differ from the unfused chain's in the last
-      // bit (FusedConv2DTest.BitIdenticalToTheUnfusedChain).
+      // NHWC BiasAdd [+ Relu]: the plain primitive, then the epilogue pass (ComputeConv with
+      // the bias; see there). Other formats and activations take the general path below.
       const FusedActivation act = epilogue_.spec().activation;
       if (dnnl_ != nullptr && attrs_.format == conv::DataFormat::kNHWC &&
           (act == FusedActivation::kNone || act == FusedActivation::kRelu)) {
