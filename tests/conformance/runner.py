@@ -87,8 +87,8 @@ def run_op_case(system, case, arrays):
         feeds, kw, tensors = {}, {}, {}
         for name, val in arrays.items():
             if isinstance(val, list):
-                kw[name] = [_input_tensor(m, np.asarray(v), name in case.const, feeds)
-                            for v in val]
+                kw[name] = tensors[name] = [_input_tensor(m, np.asarray(v), name in case.const,
+                                                          feeds) for v in val]
             else:
                 kw[name] = tensors[name] = _input_tensor(m, np.asarray(val), name in case.const,
                                                          feeds)
@@ -114,12 +114,20 @@ def run_op_case(system, case, arrays):
                     values["w/%d" % i] = w
                     ys.append(t)
                     ws.append(m.constant(w))
-            xs = [tensors[n] for n in case.grad]
+            # A list input's elements are differentiated one by one, as "name/i".
+            names, xs = [], []
+            for n in case.grad:
+                if isinstance(tensors[n], list):
+                    names += ["%s/%d" % (n, i) for i in range(len(tensors[n]))]
+                    xs += tensors[n]
+                else:
+                    names.append(n)
+                    xs.append(tensors[n])
             try:
                 grads = m.gradients(ys, xs, grad_ys=ws)
             except Exception as e:
                 return _error("gradient", e, system), values
-            meta["grads"] = [n for n, gr in zip(case.grad, grads) if gr is not None]
+            meta["grads"] = [n for n, gr in zip(names, grads) if gr is not None]
             live = [gr for gr in grads if gr is not None]
             try:
                 with system.session(g) as sess:

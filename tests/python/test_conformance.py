@@ -141,7 +141,9 @@ def test_case(family, case):
         assert got["status"] == "error", (
             "TensorFlow refuses this case (%s at %s: %s) but TensorFlux ran it"
             % (want["error"], want["phase"], want["message"]))
-        if want["op_error"] and want["phase"] == "run":
+        # Where TF's kernel refuses at run, TensorFlux may refuse earlier, when the graph is
+        # built (its shape function saw the problem); at run, with TF's error class.
+        if want["op_error"] and want["phase"] == "run" and got["phase"] != "build":
             assert got["error"] == want["error"], (got, want)
         return
     assert got["status"] == "ok", "TensorFlux refused a case TensorFlow runs: %s" % got
