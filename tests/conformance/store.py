@@ -16,8 +16,11 @@ def write_npz(path, arrays):
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for key in sorted(arrays):
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arrays[key]), version=(1, 0),
-                                      allow_pickle=False)
+            # np.ascontiguousarray would turn a 0-d array into shape (1,): only copy when needed.
+            a = np.asarray(arrays[key])
+            if not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a)
+            np.lib.format.write_array(buf, a, version=(1, 0), allow_pickle=False)
             info = zipfile.ZipInfo(key + ".npy", date_time=_FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16

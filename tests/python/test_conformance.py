@@ -87,8 +87,9 @@ def finite_difference_check(case, arrays, want_grads):
         outs = [t for t in op.outputs if t.dtype.is_floating]
         with tx.Session(graph=g) as sess:
             base = sess.run(outs, feeds)
-            ws = [case.upstream(b.shape, b.dtype, i) for i, b in enumerate(op.outputs)
-                  if op.outputs[i].dtype.is_floating]
+            # The runner's grad_ys: seeded by the output's index among all outputs.
+            idx = [i for i, t in enumerate(op.outputs) if t.dtype.is_floating]
+            ws = [case.upstream(b.shape, b.dtype, i) for i, b in zip(idx, base)]
 
             def f(fd):
                 return sum(float(np.sum(w * o)) for w, o in zip(ws, sess.run(outs, fd)))
