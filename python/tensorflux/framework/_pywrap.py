@@ -66,7 +66,9 @@ try:
     with _openmp_settings():
         from tensorflux._pywrap_tensorflux import Session  # noqa: F401
         from tensorflux._pywrap_tensorflux import chrome_trace_from_step_stats  # noqa: F401
+        from tensorflux._pywrap_tensorflux import gradient_kind  # noqa: F401
         from tensorflux._pywrap_tensorflux import infer_node  # noqa: F401
+        from tensorflux._pywrap_tensorflux import kernel_list  # noqa: F401
         from tensorflux._pywrap_tensorflux import list_local_devices  # noqa: F401
         from tensorflux._pywrap_tensorflux import op_list  # noqa: F401
         from tensorflux._pywrap_tensorflux import parse_device_name  # noqa: F401
