@@ -301,7 +301,7 @@ REGISTER_OP("Log").TX_CWISE_UNARY(kUnaryFloatTypes).Doc("y = ln(x) elementwise."
 REGISTER_OP("Abs").TX_CWISE_UNARY(kUnarySignedTypes).Doc("y = |x| elementwise (|MIN| wraps to MIN).");
 REGISTER_OP("Sign")
     .TX_CWISE_UNARY(kUnarySignedTypes)
-    .Doc("y = -1, 0 or 1 as x < 0, x == 0 or x > 0, elementwise; NaN gives 0.");
+    .Doc("y = -1, 0 or 1 as x < 0, x == 0 or x > 0, elementwise; NaN stays NaN.");
 REGISTER_OP("Reciprocal")
     .TX_CWISE_UNARY(kUnarySignedTypes)
     .Doc(

@@ -409,10 +409,15 @@ struct Abs {
   }
 };
 
-// -1, 0 or 1; NaN gives 0 (TF's documented Sign).
+// -1, 0 or 1; NaN stays NaN (as TF's kernel, Eigen's sign).
 template <typename C>
 struct SignOp {
-  C operator()(const C& a) const { return static_cast<C>((C(0) < a) - (a < C(0))); }
+  C operator()(const C& a) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (a != a) return a;
+    }
+    return static_cast<C>((C(0) < a) - (a < C(0)));
+  }
 };
 
 struct Sign {
