@@ -453,11 +453,13 @@ struct Reciprocal {
 };
 
 // 1 / sqrt(x), correctly rounded sqrt then division (not the approximate rsqrt instruction).
+// rsqrt(+-0) = +-inf, as TF's (Eigen's float sqrt maps -0 to +0, so zeros take 1 / x).
 struct Rsqrt {
   static constexpr int64_t kCost = 8;
   template <typename X>
   static auto Eval(const X& x) {
-    return x.sqrt().inverse();
+    using C = typename X::Scalar;
+    return (x == C(0)).select(x.inverse(), x.sqrt().inverse());
   }
 };
 
