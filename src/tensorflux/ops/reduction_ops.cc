@@ -143,8 +143,8 @@ REGISTER_OP("Any").TX_BOOL_REDUCTION.Doc("Logical or over the axes (false when e
       .Attr("output_type: {int32, int64} = DT_INT64")         \
       .SetShapeFn(ArgOpShape)
 
-REGISTER_OP("ArgMax").TX_ARG_OP.Doc("Index of the largest value along `dimension` (the first on ties); INVALID_ARGUMENT when that dim is empty.");
-REGISTER_OP("ArgMin").TX_ARG_OP.Doc("Index of the smallest value along `dimension` (the first on ties); INVALID_ARGUMENT when that dim is empty.");
+REGISTER_OP("ArgMax").TX_ARG_OP.Doc("Index of the largest value along `dimension` (the first on ties; NaN is never picked, as TF); INVALID_ARGUMENT when that dim is empty.");
+REGISTER_OP("ArgMin").TX_ARG_OP.Doc("Index of the smallest value along `dimension` (the first on ties; NaN is never picked, as TF); INVALID_ARGUMENT when that dim is empty.");
 
 #undef TX_ARG_OP
 
