@@ -2,7 +2,8 @@
 // All, Any (bool), and ArgMax, ArgMin (index of the extreme value along one axis).
 //
 // Reductions take `reduction_indices` (int32/int64, scalar or 1-D; negative axes count from the
-// end; duplicates allowed; empty = identity copy) and drop the reduced dims unless keep_dims.
+// end; a dim given twice is INVALID_ARGUMENT when the kernel runs, as TF; empty = identity copy)
+// and drop the reduced dims unless keep_dims.
 // An axis outside [-rank, rank) is INVALID_ARGUMENT ("Invalid reduction dimension 5 for input
 // with 2 dimensions"). CPU kernels: kernels/cpu/reduction_ops.cc.
 
