@@ -187,6 +187,18 @@ struct FloorDiv {
   }
 };
 
+// FloorDiv of half and bfloat16 (registered for those types; computed in float): the quotient
+// is rounded to the storage type S before flooring, as TF's half arithmetic does (a quotient of
+// 2.9995 is 3 in half, so it floors to 3, not 2).
+template <typename S>
+struct FloorDivRounded {
+  static constexpr int64_t kCost = 4;
+  template <typename X, typename Y>
+  static auto Eval(const X& x, const Y& y) {
+    return (x / y).unaryExpr([](float q) { return static_cast<float>(S(q)); }).floor();
+  }
+};
+
 // Remainder of floor division: the result has the divisor's sign (or is 0), as TF's FloorMod
 // and Python's %. x - floor(x / y) * y without the rounding of the product: fmod, then shifted
 // by y when the signs differ. Integers: zero divisor rejected; MIN % -1 is 0.
