@@ -131,7 +131,11 @@ CASES += [
     fused(["BiasAdd"], variant="transpose_b", b=(4, 2), transpose_b=True),
     fused(["BiasAdd", "Relu6"], variant="transpose_ab", a=(2, 3), b=(4, 2), transpose_a=True,
           transpose_b=True),
-    fused(["BiasAdd"], variant="empty_inner", a=(3, 0), b=(0, 4)),
+    # An empty inner dim: TF's kernel returns zeros without the bias; TensorFlux adds the bias,
+    # as the MatMul and BiasAdd the remapper fused would.
+    fused(["BiasAdd"], variant="empty_inner", a=(3, 0), b=(0, 4),
+          dev="an empty inner dim gives the bias (MatMul + BiasAdd), TF's kernel zeros "
+              "(docs/TF_DIFFERENCES.md, math_ops_matmul)"),
     fused(["BiasAdd", "Relu"], variant="empty_outer", a=(0, 2)),
     # float16 (TF: no CPU kernel) and float64 (TF: not in the op's type list).
     fused(["BiasAdd", "Relu"], dt="float16", dev=NO_TF_FUSED),
