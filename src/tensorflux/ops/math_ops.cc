@@ -34,13 +34,13 @@ constexpr const char* kRealNumberTypes =
 Status ComparisonShape(InferenceContext* c) { return shape_inference::BroadcastBinaryOpShape(c); }
 
 // Equal/NotEqual: with incompatible_shape_error=false, shapes that do not broadcast are not an
-// error (the kernel then returns a scalar), so the output shape is unknown.
+// error: the kernel then returns a scalar, and the output shape is a scalar (as TF's).
 Status EqualityShape(InferenceContext* c) {
   bool incompatible_shape_error = true;
   TX_RETURN_IF_ERROR(c->GetAttr("incompatible_shape_error", &incompatible_shape_error));
   StatusOr<PartialTensorShape> s = shape_inference::BroadcastShapes(c->input(0), c->input(1));
   if (!s.ok() && !incompatible_shape_error) {
-    c->set_output(0, PartialTensorShape::UnknownRank());
+    c->set_output(0, PartialTensorShape::Scalar());
     return OkStatus();
   }
   return shape_inference::BroadcastBinaryOpShape(c);
@@ -301,7 +301,7 @@ REGISTER_OP("Log").TX_CWISE_UNARY(kUnaryFloatTypes).Doc("y = ln(x) elementwise."
 REGISTER_OP("Abs").TX_CWISE_UNARY(kUnarySignedTypes).Doc("y = |x| elementwise (|MIN| wraps to MIN).");
 REGISTER_OP("Sign")
     .TX_CWISE_UNARY(kUnarySignedTypes)
-    .Doc("y = -1, 0 or 1 as x < 0, x == 0 or x > 0, elementwise; NaN gives 0.");
+    .Doc("y = -1, 0 or 1 as x < 0, x == 0 or x > 0, elementwise; NaN stays NaN.");
 REGISTER_OP("Reciprocal")
     .TX_CWISE_UNARY(kUnarySignedTypes)
     .Doc(

@@ -2,7 +2,8 @@
 // All, Any (bool), and ArgMax, ArgMin (index of the extreme value along one axis).
 //
 // Reductions take `reduction_indices` (int32/int64, scalar or 1-D; negative axes count from the
-// end; duplicates allowed; empty = identity copy) and drop the reduced dims unless keep_dims.
+// end; a dim given twice is INVALID_ARGUMENT when the kernel runs, as TF; empty = identity copy)
+// and drop the reduced dims unless keep_dims.
 // An axis outside [-rank, rank) is INVALID_ARGUMENT ("Invalid reduction dimension 5 for input
 // with 2 dimensions"). CPU kernels: kernels/cpu/reduction_ops.cc.
 
@@ -143,8 +144,8 @@ REGISTER_OP("Any").TX_BOOL_REDUCTION.Doc("Logical or over the axes (false when e
       .Attr("output_type: {int32, int64} = DT_INT64")         \
       .SetShapeFn(ArgOpShape)
 
-REGISTER_OP("ArgMax").TX_ARG_OP.Doc("Index of the largest value along `dimension` (the first on ties); INVALID_ARGUMENT when that dim is empty.");
-REGISTER_OP("ArgMin").TX_ARG_OP.Doc("Index of the smallest value along `dimension` (the first on ties); INVALID_ARGUMENT when that dim is empty.");
+REGISTER_OP("ArgMax").TX_ARG_OP.Doc("Index of the largest value along `dimension` (the first on ties; NaN is never picked, as TF); INVALID_ARGUMENT when that dim is empty.");
+REGISTER_OP("ArgMin").TX_ARG_OP.Doc("Index of the smallest value along `dimension` (the first on ties; NaN is never picked, as TF); INVALID_ARGUMENT when that dim is empty.");
 
 #undef TX_ARG_OP
 

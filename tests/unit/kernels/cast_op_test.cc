@@ -291,12 +291,17 @@ TEST(CastOpTest, ZeroElements) {
   EXPECT_EQ(y->dtype(), DT_HALF);
 }
 
-TEST(CastOpTest, NonPodTypesHaveNoKernel) {
+TEST(CastOpTest, StringsCastOnlyToStrings) {
+  // As TF's kernel: UNIMPLEMENTED between string and another type, string to string forwards.
   auto y = Cast(AsTensor<std::string>({"1"}, TensorShape({1})), DT_INT32);
   ASSERT_FALSE(y.ok());
-  EXPECT_EQ(y.status().code(), absl::StatusCode::kNotFound) << y.status();
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kUnimplemented) << y.status();
   auto z = Cast(AsTensor<int32_t>({1}, TensorShape({1})), DT_STRING);
   ASSERT_FALSE(z.ok());
+  EXPECT_EQ(z.status().code(), absl::StatusCode::kUnimplemented) << z.status();
+  auto s = Cast(AsTensor<std::string>({"a", "bc"}, TensorShape({2})), DT_STRING);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->flat<std::string>()[1], "bc");
 }
 
 TEST(CastOpTest, ShapeFunctionAndCheapness) {

@@ -181,10 +181,18 @@ TEST(ReductionOpsTest, ScalarAxisDuplicatesAndInt64Indices) {
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->shape(), TensorShape({2}));
   EXPECT_EQ(ToDoubles(*a), (std::vector<double>{6, 15}));
-  auto b = Reduce("Sum", x, AsTensor<int64_t>({0, -2, 0}, {3}), true);
+  auto b = Reduce("Sum", x, AsTensor<int64_t>({-2}, {1}), true);
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->shape(), TensorShape({1, 3}));
   EXPECT_EQ(ToDoubles(*b), (std::vector<double>{5, 7, 9}));
+  // A dim named twice (also as d and d - rank) is an error, as TF's kernels.
+  for (const Tensor& axes : {AsTensor<int64_t>({0, -2}, {2}), AsTensor<int64_t>({1, 1}, {2})}) {
+    auto d = Reduce("Sum", x, axes, true);
+    ASSERT_FALSE(d.ok());
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(d.status().message().find("Axes contains duplicate dimension"), std::string::npos)
+        << d.status();
+  }
 }
 
 TEST(ReductionOpsTest, EmptyAxesIsIdentity) {

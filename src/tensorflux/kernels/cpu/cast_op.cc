@@ -210,10 +210,12 @@ class CastOp : public OpKernel {
   CastFn fn_ = nullptr;
 };
 
+// String too, as TF's kernel: string to string forwards the input, string to or from any other
+// type is UNIMPLEMENTED when the kernel is made (rather than no kernel: NOT_FOUND).
 const std::vector<DataType>& CastTypes() {
   static const auto* types = new std::vector<DataType>{
       DT_BOOL,  DT_HALF,  DT_BFLOAT16, DT_FLOAT,  DT_DOUBLE, DT_INT8,  DT_INT16,
-      DT_INT32, DT_INT64, DT_UINT8,    DT_UINT16, DT_UINT32, DT_UINT64};
+      DT_INT32, DT_INT64, DT_UINT8,    DT_UINT16, DT_UINT32, DT_UINT64, DT_STRING};
   return *types;
 }
 

@@ -187,6 +187,18 @@ struct FloorDiv {
   }
 };
 
+// FloorDiv of half and bfloat16 (registered for those types; computed in float): the quotient
+// is rounded to the storage type S before flooring, as TF's half arithmetic does (a quotient of
+// 2.9995 is 3 in half, so it floors to 3, not 2).
+template <typename S>
+struct FloorDivRounded {
+  static constexpr int64_t kCost = 4;
+  template <typename X, typename Y>
+  static auto Eval(const X& x, const Y& y) {
+    return (x / y).unaryExpr([](float q) { return static_cast<float>(S(q)); }).floor();
+  }
+};
+
 // Remainder of floor division: the result has the divisor's sign (or is 0), as TF's FloorMod
 // and Python's %. x - floor(x / y) * y without the rounding of the product: fmod, then shifted
 // by y when the signs differ. Integers: zero divisor rejected; MIN % -1 is 0.
@@ -440,10 +452,15 @@ struct Abs {
   }
 };
 
-// -1, 0 or 1; NaN gives 0 (TF's documented Sign).
+// -1, 0 or 1; NaN stays NaN (as TF's kernel, Eigen's sign).
 template <typename C>
 struct SignOp {
-  C operator()(const C& a) const { return static_cast<C>((C(0) < a) - (a < C(0))); }
+  C operator()(const C& a) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (a != a) return a;
+    }
+    return static_cast<C>((C(0) < a) - (a < C(0)));
+  }
 };
 
 struct Sign {
@@ -479,11 +496,13 @@ struct Reciprocal {
 };
 
 // 1 / sqrt(x), correctly rounded sqrt then division (not the approximate rsqrt instruction).
+// rsqrt(+-0) = +-inf, as TF's (Eigen's float sqrt maps -0 to +0, so zeros take 1 / x).
 struct Rsqrt {
   static constexpr int64_t kCost = 8;
   template <typename X>
   static auto Eval(const X& x) {
-    return x.sqrt().inverse();
+    using C = typename X::Scalar;
+    return (x == C(0)).select(x.inverse(), x.sqrt().inverse());
   }
 };
 

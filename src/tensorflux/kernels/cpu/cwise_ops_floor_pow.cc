@@ -8,7 +8,9 @@ namespace cwise {
 namespace {
 
 [[maybe_unused]] const bool kRegistered = [] {
-  RegisterBinary<functor::FloorDiv>("FloorDiv", FloatTypes{}, IntTypes{});
+  RegisterBinary<functor::FloorDiv>("FloorDiv", TypeList<float, double>{}, IntTypes{});
+  RegisterBinary<functor::FloorDivRounded<Half>>("FloorDiv", TypeList<Half>{});
+  RegisterBinary<functor::FloorDivRounded<BFloat16>>("FloorDiv", TypeList<BFloat16>{});
   RegisterBinary<functor::FloorMod>("FloorMod", FloatTypes{}, IntTypes{});
   RegisterBinary<functor::Pow>("Pow", FloatTypes{}, SignedIntTypes{});
   RegisterBinary<functor::SquaredDifference>("SquaredDifference", FloatTypes{},

@@ -284,6 +284,18 @@ REGISTER_KERNEL_BUILDER(Name("Any").Device(DEVICE_CPU), ReductionOp<BoolReducer<
 
 // ---------------------------------------------------------------- ArgMax / ArgMin
 
+// The lowest (kMax) or highest finite value of T, as the accumulation type A.
+template <typename T, typename A, bool kMax>
+A ArgStart() {
+  if constexpr (std::is_same_v<T, Half>) {
+    return kMax ? A(-65504.0f) : A(65504.0f);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return kMax ? A(-3.38953139e38f) : A(3.38953139e38f);  // bfloat16 0x7f7f
+  } else {
+    return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  }
+}
+
 template <bool kMax>
 class ArgOp : public OpKernel {
  public:
@@ -331,15 +343,19 @@ class ArgOp : public OpKernel {
                      } else {
                        using A = typename AccOf<T>::type;
                        const T* x = input.data<T>();
+                       const A start = ArgStart<T, A, kMax>();
                        for (int64_t o = 0; o < outer; ++o) {
                          for (int64_t i = 0; i < inner; ++i) {
                            const T* p = x + o * n * inner + i;
-                           A best = static_cast<A>(p[0]);
+                           // As TF's (Eigen's ArgMax/ArgMinTupleReducer): from index 0 holding
+                           // the lowest (highest) finite value, a strictly better value wins.
+                           // So ties go to the first, NaN never wins (all NaN: 0), and -inf
+                           // (+inf) only when nothing else is there (index 0).
+                           A best = start;
                            int64_t best_j = 0;
-                           for (int64_t j = 1; j < n && best == best; ++j) {
+                           for (int64_t j = 0; j < n; ++j) {
                              const A v = static_cast<A>(p[j * inner]);
-                             // The first NaN wins (as NumPy); else strictly better.
-                             if ((kMax ? v > best : v < best) || v != v) {
+                             if (kMax ? v > best : v < best) {
                                best = v;
                                best_j = j;
                              }

@@ -45,7 +45,7 @@ __device__ __forceinline__ T Unary(T x, T alpha) {
   } else if constexpr (K == K_::kAbs) {
     return fabs(x);
   } else if constexpr (K == K_::kSign) {
-    return static_cast<T>((T(0) < x) - (x < T(0)));
+    return x != x ? x : static_cast<T>((T(0) < x) - (x < T(0)));
   } else if constexpr (K == K_::kReciprocal) {
     return T(1) / x;
   } else if constexpr (K == K_::kRsqrt) {

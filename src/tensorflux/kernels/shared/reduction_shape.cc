@@ -29,7 +29,13 @@ Status ReadReductionAxes(const OpKernel& k, const Tensor& axes, int rank,
       return errors::InvalidArgument("Invalid reduction dimension ", a, " for input with ", rank,
                                      " dimensions (", NodeLabel(k), ")");
     }
-    (*reduce)[a < 0 ? a + rank : a] = true;
+    const int64_t d = a < 0 ? a + rank : a;
+    if ((*reduce)[d]) {  // as TF's kernels: 1 and -1 of a rank-2 input are one dim twice
+      return errors::InvalidArgument(
+          "Invalid reduction arguments: Axes contains duplicate dimension: ", d, " (",
+          NodeLabel(k), ")");
+    }
+    (*reduce)[d] = true;
   }
   return OkStatus();
 }

@@ -29,8 +29,8 @@ struct ReductionShape {
 };
 
 // Reads `axes` (the reduction_indices input: an int32/int64 scalar or vector in host memory,
-// each value in [-rank, rank), repeats allowed) and computes the groups of `input`.
-// INVALID_ARGUMENT naming node `k` for axes of rank > 1 or an axis out of range.
+// each value in [-rank, rank), no dim twice) and computes the groups of `input`.
+// INVALID_ARGUMENT naming node `k` for axes of rank > 1, an axis out of range or a repeated dim.
 Status ComputeReductionShape(const OpKernel& k, const TensorShape& input, const Tensor& axes,
                              bool keep_dims, ReductionShape* out);
 
