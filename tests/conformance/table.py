@@ -137,7 +137,8 @@ class Case:
               an error (a safer error, another error class) (see docs/TF_DIFFERENCES.md)
     program   for ops that need a graph around them (variables, datasets, queues): a function
               program(m) -> (fetches, feed_dict, init_ops) built with module m (tf.compat.v1 or
-              tensorflux); `covers` names the ops it exercises
+              tensorflux); `covers` names the ops it exercises, `grad_covers` the ops whose
+              gradient it fetches (compared with TF's)
     config    ConfigProto fields for a program case's session (a dict, e.g.
               {"device_count": {"CPU": 2}}), merged over the system's own settings
     """
@@ -154,6 +155,7 @@ class Case:
     deviation: Optional[str] = None
     program: Optional[Callable] = None
     covers: Sequence[str] = ()
+    grad_covers: Sequence[str] = ()
     config: Optional[Dict[str, Any]] = None
 
     @property

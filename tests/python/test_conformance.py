@@ -197,6 +197,7 @@ def _covered():
                 dtypes.setdefault(op, set()).add(c.dtype)
             if c.grad:
                 grads.add(c.op)
+            grads.update(c.grad_covers)
     uncovered = {}
     for mod in cases_pkg.families().values():
         uncovered.update(getattr(mod, "UNCOVERED", {}))

@@ -284,3 +284,19 @@ def _variable_class(m):
 
 CASES.append(_case("VarHandleOp", "variable_class", "float32", _variable_class,
                    ALL + ("AssignAddVariableOp",)))
+
+
+def _read_gradient(m):
+    """d sum(3 * read(v)^2) / d handle: ReadVariableOp's gradient passes the read's gradient to
+    the handle (TF's and TensorFlux's gradients of a resource read)."""
+    h = _handle(m, "float64", [2, 3])
+    value = values("rv/grad", (2, 3), "float64", -3, 3)
+    outs = ordered(m, [lambda: m.raw_ops.AssignVariableOp(resource=h, value=_const(m, value)),
+                       lambda: _read(m, h, "float64")])
+    x = outs[1]
+    grad = m.gradients(m.reduce_sum(x * x * 3.0), [h])[0]
+    return [m.convert_to_tensor(grad)], {}, []
+
+
+CASES.append(_case("ReadVariableOp", "gradient", "float64", _read_gradient,
+                   grad_covers=("ReadVariableOp",)))
