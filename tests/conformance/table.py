@@ -139,6 +139,9 @@ class Case:
               program(m) -> (fetches, feed_dict, init_ops) built with module m (tf.compat.v1 or
               tensorflux); `covers` names the ops it exercises, `grad_covers` the ops whose
               gradient it fetches (compared with TF's)
+    unspecified  indices of outputs whose values TF leaves unspecified (uninitialized memory, e.g.
+              FusedBatchNormV3's reserve spaces in inference, DynamicStitch's gaps): stored as
+              zeros by the oracle and compared by shape and dtype only
     config    ConfigProto fields for a program case's session (a dict, e.g.
               {"device_count": {"CPU": 2}}), merged over the system's own settings
     """
@@ -156,6 +159,7 @@ class Case:
     program: Optional[Callable] = None
     covers: Sequence[str] = ()
     grad_covers: Sequence[str] = ()
+    unspecified: Sequence[int] = ()
     config: Optional[Dict[str, Any]] = None
 
     @property

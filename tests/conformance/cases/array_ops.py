@@ -241,3 +241,19 @@ for op in ("ZerosLike", "OnesLike"):
         Case(op, {"x": Rand(())}, variant="scalar", dtype="float64"),
         Case(op, {"x": Rand((0, 3))}, variant="empty"),
     ]
+
+# ---------------------------------------------------------------- every dtype of Const / Identity
+# (the GPU kernels register these dtypes too: test_gpu_kernel_coverage)
+
+
+def _const_of(dt):
+    def program(m):
+        return [m.constant(Special(dt).make(dt, 0), dtype=m.as_dtype(dt))], {}, []
+    return program
+
+
+for _dt in REAL_DTYPES:
+    CASES.append(Case("Const", variant="program_specials", dtype=_dt, program=_const_of(_dt),
+                      covers=("Const",)))
+    CASES.append(Case("Identity", {"input": Special(_dt, shape=(3, 4))}, variant="specials_2d",
+                      dtype=_dt))
