@@ -43,6 +43,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trainers  # noqa: E402  bench/peer/trainers.py (this folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "fashion_mnist"))
 DATA_DIR = "/usr/share/datasets/fashion-mnist"  # model.DATA_DIR; the PyTorch process does not
@@ -87,7 +90,7 @@ def summarize(step_seconds, batch_size, window):
     return float(np.median([batch_size * window / s for s in sums])) if sums else float("nan")
 
 
-class TensorFluxTrainer:
+class TensorFluxTrainer(trainers.SessionTrainer):
     """One model trained in TensorFlux in this process: train(batches) -> seconds per step."""
 
     def __init__(self, name, data, seed):
@@ -110,24 +113,6 @@ class TensorFluxTrainer:
         self.sess = tx.Session(graph=graph)
         self.sess.run(init)
 
-    def train(self, batch_indices):
-        train_x, train_y = self.data[0], self.data[1]
-        times = []
-        for idx in batch_indices:
-            t0 = time.perf_counter()
-            self.sess.run(self.train_op, {self.x: train_x[idx], self.y: train_y[idx]})
-            times.append(time.perf_counter() - t0)
-        return times
-
-    def accuracy(self):
-        test_x, test_y = self.data[2], self.data[3]
-        right = sum(int(self.sess.run(self.n_correct, {self.x: test_x[i:i + 1000],
-                                                       self.y: test_y[i:i + 1000]}))
-                    for i in range(0, len(test_x), 1000))
-        return right / len(test_x)
-
-    def close(self):
-        self.sess.close()
 
 
 PEERS = {

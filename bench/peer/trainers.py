@@ -11,6 +11,30 @@ import warnings
 import numpy as np
 
 
+class SessionTrainer:
+    """A graph-mode trainer (TensorFlux, or TensorFlow's tf.compat.v1): subclasses set self.sess,
+    self.x, self.y (placeholders), self.train_op, self.n_correct and self.data."""
+
+    def train(self, batch_indices):
+        train_x, train_y = self.data[0], self.data[1]
+        times = []
+        for idx in batch_indices:
+            t0 = time.perf_counter()
+            self.sess.run(self.train_op, {self.x: train_x[idx], self.y: train_y[idx]})
+            times.append(time.perf_counter() - t0)
+        return times
+
+    def accuracy(self):
+        test_x, test_y = self.data[2], self.data[3]
+        right = sum(int(self.sess.run(self.n_correct, {self.x: test_x[i:i + 1000],
+                                                       self.y: test_y[i:i + 1000]}))
+                    for i in range(0, len(test_x), 1000))
+        return right / len(test_x)
+
+    def close(self):
+        self.sess.close()
+
+
 class TorchTrainer:
     """PyTorch eager, or torch.compile'd (compile=True; PyTorch 2.x on CPU needs a C++ compiler,
     the first steps compile and fall in the warm-up)."""
@@ -68,7 +92,7 @@ class TorchTrainer:
         return right / len(test_x)
 
 
-class TensorFlowTrainer:
+class TensorFlowTrainer(SessionTrainer):
     """TensorFlow 2.15 as a TF 1.x user runs it: tf.compat.v1 graph mode, a Session with
     `threads` intra-op threads and `inter_op` inter-op threads, oneDNN on (TF's default on x86),
     the model built with tf.compat.v1.layers exactly as examples/fashion_mnist/model.py builds
@@ -109,18 +133,3 @@ class TensorFlowTrainer:
         self.sess = tf.Session(graph=graph, config=config)
         self.sess.run(init_op)
 
-    def train(self, batch_indices):
-        train_x, train_y = self.data[0], self.data[1]
-        times = []
-        for idx in batch_indices:
-            t0 = time.perf_counter()
-            self.sess.run(self.train_op, {self.x: train_x[idx], self.y: train_y[idx]})
-            times.append(time.perf_counter() - t0)
-        return times
-
-    def accuracy(self):
-        test_x, test_y = self.data[2], self.data[3]
-        right = sum(int(self.sess.run(self.n_correct, {self.x: test_x[i:i + 1000],
-                                                       self.y: test_y[i:i + 1000]}))
-                    for i in range(0, len(test_x), 1000))
-        return right / len(test_x)
