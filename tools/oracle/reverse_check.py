@@ -25,7 +25,6 @@ Exit status 0 when nothing FAILs, 1 otherwise.
 """
 
 import argparse
-import base64
 import hashlib
 import json
 import os
@@ -34,6 +33,8 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import numpy as np  # noqa: E402
+
+from manifest_codec import decode, example_features  # noqa: E402  (this folder)
 
 RTOL, ATOL = 1e-5, 1e-6
 
@@ -54,13 +55,6 @@ class Results:
             msg = ("%s: %s" % (type(e).__name__, e)).strip().replace("\n", " ")
             status, detail = "FAIL", msg[:600]
         self.add(area, name, status, detail)
-
-
-def decode(d):
-    if d["dtype"] == "string":
-        return np.array([base64.b64decode(v) for v in d["data"]], dtype=object).reshape(d["shape"])
-    data = [float(v) if isinstance(v, str) else v for v in d["data"]]
-    return np.array(data, dtype=d["dtype"]).reshape(d["shape"])
 
 
 def compare(want, got, exact=False):
@@ -242,22 +236,11 @@ def check_records(tf, root, entry, how):
     return "PASS", "%d records, lengths %s, same bytes (sha256)" % (len(records), lengths)
 
 
-def _features(ex):
-    feats = {}
-    for key, f in ex.features.feature.items():
-        kind = f.WhichOneof("kind")
-        vals = list(getattr(f, kind).value)
-        if kind == "bytes_list":
-            vals = [base64.b64encode(v).decode() for v in vals]
-        feats[key] = {"kind": kind, "values": vals}
-    return feats
-
-
 def check_examples(tf, root, entry):
     path = os.path.join(root, entry["file"])
     records = list(tf.compat.v1.io.tf_record_iterator(path))
     for i, (r, want) in enumerate(zip(records, entry["examples"])):
-        got = _features(tf.train.Example.FromString(r))
+        got = example_features(tf.train.Example.FromString(r))
         if got != want:
             return "FAIL", "record %d: tf.train.Example %s, TensorFlux wrote %s" % (i, got, want)
     spec = {"image": tf.io.FixedLenFeature([], tf.string),

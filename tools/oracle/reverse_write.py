@@ -26,7 +26,6 @@ exact: every float32/float16 is a Python float exactly), base64 strings for byte
 """
 
 import argparse
-import base64
 import glob
 import hashlib
 import json
@@ -38,27 +37,13 @@ import sys
 import numpy as np
 
 import tensorflux as tx
+from manifest_codec import encode, example_features  # tools/oracle (this folder)
 
 _REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 _SEED = 19
 
 
 # ------------------------------------------------------------------ manifest helpers
-
-def encode(value):
-    """A numpy value (or bytes) as a JSON-able {"dtype", "shape", "data"}."""
-    if isinstance(value, bytes):
-        value = np.array(value, dtype=object)
-    arr = np.asarray(value)
-    if arr.dtype.kind in "SOU":
-        data = [base64.b64encode(v if isinstance(v, bytes) else str(v).encode()).decode()
-                for v in arr.ravel()]
-        return {"dtype": "string", "shape": list(arr.shape), "data": data}
-    data = arr.ravel().tolist()
-    if arr.dtype.kind == "f":  # NaN/Inf as strings: JSON has no literal for them
-        data = [v if np.isfinite(v) else repr(float(v)) for v in data]
-    return {"dtype": arr.dtype.name, "shape": list(arr.shape), "data": data}
-
 
 def rel(out, path):
     return os.path.relpath(path, out)
@@ -303,17 +288,6 @@ def write_checkpoints(out, rng, manifest):
 
 # ------------------------------------------------------------------ (c) TFRecords
 
-def _example_features(ex):
-    feats = {}
-    for key, f in ex.features.feature.items():
-        kind = f.WhichOneof("kind")
-        vals = list(getattr(f, kind).value)
-        if kind == "bytes_list":
-            vals = [base64.b64encode(v).decode() for v in vals]
-        feats[key] = {"kind": kind, "values": vals}
-    return feats
-
-
 def write_records(out, rng, manifest):
     rec_dir = os.path.join(out, "records")
     os.makedirs(rec_dir, exist_ok=True)
@@ -335,7 +309,7 @@ def write_records(out, rng, manifest):
                                  "weights": rng.standard_normal(3).astype(np.float32),
                                  "ids": np.array([i, -i, 2**40 + i], np.int64)})
         records.append(ex.SerializeToString())
-        examples.append(_example_features(ex))
+        examples.append(example_features(ex))
     with tx.io.TFRecordWriter(path) as w:
         for r in records:
             w.write(r)
