@@ -62,6 +62,16 @@ class SecondOrStepTimer:
         return self._last_triggered_step
 
 
+def _step_to_trigger(timer, global_step_tensor, run_context, run_values):
+    """The global step when `timer` fires after this run, else None. run_values.results is the
+    step read before the run; only when it (+1) could fire is the step read again (as TF's hooks
+    do, so most runs cost no extra session call)."""
+    if not timer.should_trigger_for_step(int(run_values.results) + 1):
+        return None
+    step = int(run_context.session.run(global_step_tensor))
+    return step if timer.should_trigger_for_step(step) else None
+
+
 def _global_step_tensor(hook_name):
     step = training_util.get_global_step()
     if step is None:
@@ -147,13 +157,11 @@ class CheckpointSaverHook(session_run_hook.SessionRunHook):
         return session_run_hook.SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context, run_values):
-        stale_step = int(run_values.results)
-        if self._timer.should_trigger_for_step(stale_step + 1):
-            step = int(run_context.session.run(self._global_step_tensor))
-            if self._timer.should_trigger_for_step(step):
-                self._timer.update_last_triggered_step(step)
-                if self._save(run_context.session, step):
-                    run_context.request_stop()
+        step = _step_to_trigger(self._timer, self._global_step_tensor, run_context, run_values)
+        if step is not None:
+            self._timer.update_last_triggered_step(step)
+            if self._save(run_context.session, step):
+                run_context.request_stop()
 
     def end(self, session):
         step = int(session.run(self._global_step_tensor))
@@ -216,18 +224,15 @@ class StepCounterHook(session_run_hook.SessionRunHook):
 
     def after_run(self, run_context, run_values):
         from tensorflux.summary_pb2 import Summary  # pylint: disable=g-import-not-at-top
-        stale_step = int(run_values.results)
-        if self._timer.should_trigger_for_step(stale_step + 1):
-            step = int(run_context.session.run(self._global_step_tensor))
-            if self._timer.should_trigger_for_step(step):
-                elapsed = self._timer.update_last_triggered_step(step)
-                if elapsed is not None:
-                    secs, steps = elapsed
-                    rate = steps / secs if secs > 0 else float("inf")
-                    if self._summary_writer is not None:
-                        self._summary_writer.add_summary(Summary(value=[Summary.Value(
-                            tag=self._summary_tag, simple_value=rate)]), step)
-                    _logger.info("%s: %g", self._summary_tag, rate)
+        step = _step_to_trigger(self._timer, self._global_step_tensor, run_context, run_values)
+        elapsed = None if step is None else self._timer.update_last_triggered_step(step)
+        if elapsed is not None:
+            secs, steps = elapsed
+            rate = steps / secs if secs > 0 else float("inf")
+            if self._summary_writer is not None:
+                self._summary_writer.add_summary(Summary(value=[Summary.Value(
+                    tag=self._summary_tag, simple_value=rate)]), step)
+            _logger.info("%s: %g", self._summary_tag, rate)
 
 
 class SummarySaverHook(session_run_hook.SessionRunHook):
