@@ -325,3 +325,16 @@ def test_fetched_arrays_do_not_alias_graph_constants(graph):
         out = sess.run(x, {x: fed})
         out[0] = -1.0
         assert fed[0] == 3.0
+
+
+def test_string_feed_keeps_trailing_nul_bytes():
+    """bytes fed to a string tensor arrive whole, as in TF (whose feeds are object arrays):
+    numpy's fixed-width bytes would drop trailing NULs, and a serialized proto may end in one."""
+    g = tx.Graph()
+    with g.as_default():
+        p = tx.placeholder(tx.string, [])
+        q = tx.placeholder(tx.string, [2])
+        with tx.Session() as sess:
+            assert sess.run(tx.identity(p), {p: b"ab\x00"}) == b"ab\x00"
+            got = sess.run(tx.identity(q), {q: [b"x\x00\x00", b"y"]})
+            assert list(got) == [b"x\x00\x00", b"y"]

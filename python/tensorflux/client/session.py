@@ -149,7 +149,13 @@ def _feed_value(tensor, value):
             % (arr_dtype, tensor.name, dt.name)))
 
     try:
-        arr = np.asarray(value)
+        # A string feed that is not an array already becomes an object array, as TF's feeds do:
+        # numpy's fixed-width bytes ('S') drop trailing NUL bytes, which a serialized proto may
+        # end with.
+        if dt == dtypes.string and not isinstance(value, np.ndarray):
+            arr = np.asarray(value, dtype=object)
+        else:
+            arr = np.asarray(value)
     except ValueError as e:
         raise errors._as_type_error(errors.InvalidArgumentError(
             None, tensor.op, "Cannot convert the value fed to '%s' to an array: %s"
